@@ -47,9 +47,6 @@ fn run_xiangqi(args: &PerftArgs) -> Result<()> {
 
 fn report(nodes: u64, start: Instant) {
     let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "time {secs:.3} s, {:.1} M leaves/s",
-        nodes as f64 / secs.max(1e-9) / 1e6
-    );
+    eprintln!("time {secs:.3} s, {:.1} M leaves/s", nodes as f64 / secs.max(1e-9) / 1e6);
     println!("nodes {nodes}");
 }

@@ -232,10 +232,7 @@ mod tests {
 
     #[test]
     fn outcome_values() {
-        let win = Outcome::Win {
-            winner: Side::Second,
-            reason: WinReason::Checkmate,
-        };
+        let win = Outcome::Win { winner: Side::Second, reason: WinReason::Checkmate };
         assert_eq!(win.value_for(Side::Second), 1.0);
         assert_eq!(win.value_for(Side::First), -1.0);
         assert_eq!(win.score_str(), "0-1");

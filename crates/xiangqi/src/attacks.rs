@@ -131,8 +131,7 @@ fn line_lookup(
     let (f, r) = (sq.file(), sq.rank());
     let rank_occ = (occ >> (r * FILES)) as usize & 0x1ff;
     let file_occ = (occ_t >> (f * RANKS)) as usize & 0x3ff;
-    (u128::from(rank_t[f][rank_occ]) << (r * FILES))
-        | (FILE_SPREAD[file_t[r][file_occ] as usize] << f)
+    (u128::from(rank_t[f][rank_occ]) << (r * FILES)) | (FILE_SPREAD[file_t[r][file_occ] as usize] << f)
 }
 
 /// Squares a rook on `sq` reaches (empty squares and the first piece in each direction).
@@ -158,10 +157,7 @@ pub(crate) struct Guarded {
     pub targets: u128,
 }
 
-const NO_GUARD: Guarded = Guarded {
-    block: 0,
-    targets: 0,
-};
+const NO_GUARD: Guarded = Guarded { block: 0, targets: 0 };
 const ORTHO: [(i32, i32); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
 const DIAG: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, -1), (-1, 1)];
 
@@ -188,10 +184,7 @@ const fn horse_tables() -> ([[Guarded; 4]; SQUARES], [[Guarded; 4]; SQUARES]) {
                 if on_board(t2.0, t2.1) {
                     targets |= bit(t2.0, t2.1);
                 }
-                moves[s][i] = Guarded {
-                    block: bit(f + dx, r + dy),
-                    targets,
-                };
+                moves[s][i] = Guarded { block: bit(f + dx, r + dy), targets };
             }
             // Attackers: a horse attacks `s` through a leg diagonally next to `s`; with the leg at
             // s + (a, b) the horse stands at s + (a, 2b) or s + (2a, b).
@@ -204,10 +197,7 @@ const fn horse_tables() -> ([[Guarded; 4]; SQUARES], [[Guarded; 4]; SQUARES]) {
                 if on_board(f + 2 * a, r + b) {
                     from |= bit(f + 2 * a, r + b);
                 }
-                attackers[s][i] = Guarded {
-                    block: bit(f + a, r + b),
-                    targets: from,
-                };
+                attackers[s][i] = Guarded { block: bit(f + a, r + b), targets: from };
             }
             i += 1;
         }
@@ -272,10 +262,7 @@ const fn elephant_table() -> [[Guarded; 4]; SQUARES] {
             let (tf, tr) = (f + 2 * a, r + 2 * b);
             // Never across the river: the target stays on the same half as the origin.
             if on_board(tf, tr) && (tr <= 4) == (r <= 4) {
-                t[s][i] = Guarded {
-                    block: bit(f + a, r + b),
-                    targets: bit(tf, tr),
-                };
+                t[s][i] = Guarded { block: bit(f + a, r + b), targets: bit(tf, tr) };
             }
             i += 1;
         }
@@ -464,9 +451,7 @@ mod tests {
     }
 
     fn set(squares: &[&str]) -> u128 {
-        squares
-            .iter()
-            .fold(0, |acc, s| acc | 1u128 << sq(s).index())
+        squares.iter().fold(0, |acc, s| acc | 1u128 << sq(s).index())
     }
 
     #[test]
@@ -474,12 +459,7 @@ mod tests {
         // Rook on e4, pieces on e6, e8, c4, h4.
         let (occ, occ_t) = occ_of(&["e4", "e6", "e8", "c4", "h4"]);
         let r = rook(sq("e4"), occ, occ_t);
-        assert_eq!(
-            r,
-            set(&[
-                "e0", "e1", "e2", "e3", "e5", "e6", "c4", "d4", "f4", "g4", "h4"
-            ])
-        );
+        assert_eq!(r, set(&["e0", "e1", "e2", "e3", "e5", "e6", "c4", "d4", "f4", "g4", "h4"]));
         let c = cannon_captures(sq("e4"), occ, occ_t);
         assert_eq!(c, set(&["e8"]));
     }
@@ -516,10 +496,7 @@ mod tests {
         assert_eq!(soldier(Color::Red, sq("c5")), set(&["c6", "b5", "d5"]));
         assert_eq!(soldier(Color::Black, sq("a4")), set(&["a3", "b4"]));
         assert_eq!(soldier(Color::Red, sq("e9")), set(&["d9", "f9"]));
-        assert_eq!(
-            soldier_attackers(Color::Red, sq("e9")),
-            set(&["e8", "d9", "f9"])
-        );
+        assert_eq!(soldier_attackers(Color::Red, sq("e9")), set(&["e8", "d9", "f9"]));
         assert_eq!(between(sq("e0"), sq("e4")), set(&["e1", "e2", "e3"]));
         assert_eq!(between(sq("e0"), sq("f1")), 0);
         assert_eq!(line(sq("a0")).count_ones(), 17);

@@ -67,11 +67,7 @@ impl Bitboard {
     #[inline]
     #[must_use]
     pub const fn first(self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Square::from_index(self.0.trailing_zeros()))
-        }
+        if self.0 == 0 { None } else { Some(Square::from_index(self.0.trailing_zeros())) }
     }
 
     /// The set with `sq` added.
@@ -185,10 +181,7 @@ mod tests {
 
     #[test]
     fn iterate_and_count() {
-        let squares: Vec<Square> = [0, 8, 45, 89]
-            .iter()
-            .filter_map(|&i| Square::new(i))
-            .collect();
+        let squares: Vec<Square> = [0, 8, 45, 89].iter().filter_map(|&i| Square::new(i)).collect();
         let bb = squares.iter().fold(Bitboard::EMPTY, |b, &s| b.with(s));
         assert_eq!(bb.count(), 4);
         assert!(bb.more_than_one());

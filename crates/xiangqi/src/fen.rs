@@ -94,30 +94,19 @@ impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FenError::Empty => write!(f, "empty FEN"),
-            FenError::RankCount { found } => write!(
-                f,
-                "the board has {found} ranks; a xiangqi board has 10, separated by '/'"
-            ),
+            FenError::RankCount { found } => {
+                write!(f, "the board has {found} ranks; a xiangqi board has 10, separated by '/'")
+            }
             FenError::RankLength { rank, squares } => {
-                write!(
-                    f,
-                    "rank {rank} describes {squares} squares; every rank has 9"
-                )
+                write!(f, "rank {rank} describes {squares} squares; every rank has 9")
             }
             FenError::UnknownPiece { ch, rank } => {
-                write!(
-                    f,
-                    "unknown piece letter '{ch}' on rank {rank} (expected one of KABNRCP kabnrcp or a digit 1-9)"
-                )
+                write!(f, "unknown piece letter '{ch}' on rank {rank} (expected one of KABNRCP kabnrcp or a digit 1-9)")
             }
             FenError::KingMissing(c) => write!(f, "{} has no king", c.name()),
-            FenError::TooMany { color, kind, count } => write!(
-                f,
-                "{} has {count} {}s; at most {} is possible",
-                color.name(),
-                kind.name(),
-                kind.max_count()
-            ),
+            FenError::TooMany { color, kind, count } => {
+                write!(f, "{} has {count} {}s; at most {} is possible", color.name(), kind.name(), kind.max_count())
+            }
             FenError::UnreachableSquare { piece, square } => write!(
                 f,
                 "a {} {} on {square} is on a square it can never reach",
@@ -130,10 +119,7 @@ impl fmt::Display for FenError {
                 color.name(),
                 (b'a' + *file as u8) as char
             ),
-            FenError::MissingSide => write!(
-                f,
-                "missing side to move (expected 'w' or 'b' after the board)"
-            ),
+            FenError::MissingSide => write!(f, "missing side to move (expected 'w' or 'b' after the board)"),
             FenError::BadSide(s) => write!(f, "side to move '{s}' is not 'w' or 'b'"),
             FenError::BadRuleField(s) => write!(f, "half-move clock '{s}' is not a number"),
             FenError::RuleFieldOutOfRange(n) => {
@@ -148,11 +134,7 @@ impl fmt::Display for FenError {
             FenError::TrailingText(s) => write!(f, "unexpected text after the FEN: '{s}'"),
             FenError::KingsFacing => write!(f, "the kings face each other on an open file"),
             FenError::OpponentInCheck(c) => {
-                write!(
-                    f,
-                    "{} is not to move but is in check (its king could be captured)",
-                    c.name()
-                )
+                write!(f, "{} is not to move but is in check (its king could be captured)", c.name())
             }
         }
     }
@@ -171,10 +153,7 @@ pub fn reachable(piece: Piece, sq: Square) -> bool {
     match piece.kind {
         Kind::King => (3..=5).contains(&f) && r <= 2,
         Kind::Advisor => matches!((f, r), (3, 0) | (5, 0) | (4, 1) | (3, 2) | (5, 2)),
-        Kind::Elephant => matches!(
-            (f, r),
-            (2, 0) | (6, 0) | (0, 2) | (4, 2) | (8, 2) | (2, 4) | (6, 4)
-        ),
+        Kind::Elephant => matches!((f, r), (2, 0) | (6, 0) | (0, 2) | (4, 2) | (8, 2) | (2, 4) | (6, 4)),
         Kind::Soldier => r >= 5 || (r >= 3 && f % 2 == 0),
         Kind::Horse | Kind::Rook | Kind::Cannon => true,
     }
@@ -206,11 +185,7 @@ impl Position {
                         counts[piece.color.index()][piece.kind.index()] += 1;
                         let n = counts[piece.color.index()][piece.kind.index()];
                         if n > piece.kind.max_count() {
-                            return Err(FenError::TooMany {
-                                color: piece.color,
-                                kind: piece.kind,
-                                count: n,
-                            });
+                            return Err(FenError::TooMany { color: piece.color, kind: piece.kind, count: n });
                         }
                         if !reachable(piece, sq) {
                             return Err(FenError::UnreachableSquare { piece, square: sq });
@@ -227,10 +202,7 @@ impl Position {
             }
             if file != FILES {
                 // Count what the rank described for the message, even past the ninth square.
-                let squares = text
-                    .chars()
-                    .map(|c| c.to_digit(10).filter(|d| *d >= 1).map_or(1, |d| d as usize))
-                    .sum();
+                let squares = text.chars().map(|c| c.to_digit(10).filter(|d| *d >= 1).map_or(1, |d| d as usize)).sum();
                 return Err(FenError::RankLength { rank, squares });
             }
         }
@@ -240,9 +212,7 @@ impl Position {
             }
             let soldiers = pos.pieces(color, Kind::Soldier);
             for file in 0..FILES {
-                let uncrossed = soldiers
-                    .filter(|s| s.file() == file && s.on_own_side(color))
-                    .count();
+                let uncrossed = soldiers.filter(|s| s.file() == file && s.on_own_side(color)).count();
                 if uncrossed > 1 {
                     return Err(FenError::StackedSoldiers { color, file });
                 }
@@ -264,9 +234,7 @@ impl Position {
             rest.remove(0);
         }
         if let Some(text) = rest.first() {
-            let n: u32 = text
-                .parse()
-                .map_err(|_| FenError::BadRuleField((*text).to_string()))?;
+            let n: u32 = text.parse().map_err(|_| FenError::BadRuleField((*text).to_string()))?;
             if n > u32::from(MAX_RULE_PLIES) {
                 return Err(FenError::RuleFieldOutOfRange(n));
             }
@@ -323,10 +291,7 @@ impl Position {
             }
         }
         let side = if self.side == Color::Red { 'w' } else { 'b' };
-        out.push_str(&format!(
-            " {side} - - {} {}",
-            self.rule_plies, self.fullmove
-        ));
+        out.push_str(&format!(" {side} - - {} {}", self.rule_plies, self.fullmove));
         out
     }
 }
@@ -351,14 +316,10 @@ mod tests {
 
     #[test]
     fn short_forms_are_read() {
-        let pos =
-            Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w")
-                .expect("short");
+        let pos = Position::from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w").expect("short");
         assert_eq!(pos.fen(), START_FEN);
-        let fsf = Position::from_fen(
-            "rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w - - 0 1",
-        )
-        .expect("fsf letters");
+        let fsf = Position::from_fen("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR w - - 0 1")
+            .expect("fsf letters");
         assert_eq!(fsf.fen(), START_FEN);
         let clock = Position::from_fen("4k4/9/9/9/9/9/9/9/9/3K5 b - - 37 20").expect("clock");
         assert_eq!((clock.rule_plies(), clock.fullmove()), (37, 20));
@@ -377,97 +338,32 @@ mod tests {
         assert_eq!(err(""), FenError::Empty);
         assert_eq!(err("   "), FenError::Empty);
         assert_eq!(err("4k4/9/9 w"), FenError::RankCount { found: 3 });
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K4 w"),
-            FenError::RankLength {
-                rank: 0,
-                squares: 8
-            }
-        );
-        assert_eq!(
-            err("4k5/9/9/9/9/9/9/9/9/3K5 w"),
-            FenError::RankLength {
-                rank: 9,
-                squares: 10
-            }
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K4x w"),
-            FenError::UnknownPiece { ch: 'x', rank: 0 }
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K0 w"),
-            FenError::UnknownPiece { ch: '0', rank: 0 }
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/9 w"),
-            FenError::KingMissing(Color::Red)
-        );
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K4 w"), FenError::RankLength { rank: 0, squares: 8 });
+        assert_eq!(err("4k5/9/9/9/9/9/9/9/9/3K5 w"), FenError::RankLength { rank: 9, squares: 10 });
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K4x w"), FenError::UnknownPiece { ch: 'x', rank: 0 });
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K0 w"), FenError::UnknownPiece { ch: '0', rank: 0 });
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/9 w"), FenError::KingMissing(Color::Red));
         assert_eq!(
             err("4k4/9/9/9/9/9/9/9/4K4/3K5 w"),
-            FenError::TooMany {
-                color: Color::Red,
-                kind: Kind::King,
-                count: 2
-            }
+            FenError::TooMany { color: Color::Red, kind: Kind::King, count: 2 }
         );
         assert_eq!(
             err("4k4/9/9/9/9/9/9/9/9/RRR1K4 w"),
-            FenError::TooMany {
-                color: Color::Red,
-                kind: Kind::Rook,
-                count: 3
-            }
+            FenError::TooMany { color: Color::Red, kind: Kind::Rook, count: 3 }
         );
-        assert!(matches!(
-            err("4k4/9/9/9/9/9/9/9/9/A2K5 w"),
-            FenError::UnreachableSquare { .. }
-        ));
-        assert!(matches!(
-            err("4k4/9/9/9/9/9/9/9/1P7/3K5 w"),
-            FenError::UnreachableSquare { .. }
-        ));
-        assert!(matches!(
-            err("4k4/9/9/9/9/9/9/9/9/K8 w"),
-            FenError::UnreachableSquare { .. }
-        ));
-        assert!(matches!(
-            err("4k4/9/9/9/9/9/9/9/9/1B1K5 w"),
-            FenError::UnreachableSquare { .. }
-        ));
-        assert_eq!(
-            err("4k4/9/9/9/9/P8/P8/9/9/3K5 w"),
-            FenError::StackedSoldiers {
-                color: Color::Red,
-                file: 0
-            }
-        );
+        assert!(matches!(err("4k4/9/9/9/9/9/9/9/9/A2K5 w"), FenError::UnreachableSquare { .. }));
+        assert!(matches!(err("4k4/9/9/9/9/9/9/9/1P7/3K5 w"), FenError::UnreachableSquare { .. }));
+        assert!(matches!(err("4k4/9/9/9/9/9/9/9/9/K8 w"), FenError::UnreachableSquare { .. }));
+        assert!(matches!(err("4k4/9/9/9/9/9/9/9/9/1B1K5 w"), FenError::UnreachableSquare { .. }));
+        assert_eq!(err("4k4/9/9/9/9/P8/P8/9/9/3K5 w"), FenError::StackedSoldiers { color: Color::Red, file: 0 });
         assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5"), FenError::MissingSide);
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K5 x"),
-            FenError::BadSide("x".into())
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K5 w - - x 1"),
-            FenError::BadRuleField("x".into())
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 120 1"),
-            FenError::RuleFieldOutOfRange(120)
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 0"),
-            FenError::BadFullmove("0".into())
-        );
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 z"),
-            FenError::TrailingText("z".into())
-        );
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5 x"), FenError::BadSide("x".into()));
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5 w - - x 1"), FenError::BadRuleField("x".into()));
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 120 1"), FenError::RuleFieldOutOfRange(120));
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 0"), FenError::BadFullmove("0".into()));
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1 z"), FenError::TrailingText("z".into()));
         assert_eq!(err("4k4/9/9/9/9/9/9/9/9/4K4 w"), FenError::KingsFacing);
-        assert_eq!(
-            err("4k4/9/9/9/9/9/9/9/9/3KR4 w"),
-            FenError::OpponentInCheck(Color::Black)
-        );
+        assert_eq!(err("4k4/9/9/9/9/9/9/9/9/3KR4 w"), FenError::OpponentInCheck(Color::Black));
         // Messages say what and where.
         assert_eq!(
             err("4k4/9/9/9/9/9/9/9/9/A2K5 w").to_string(),

@@ -82,14 +82,9 @@ impl Position {
         let ours = self.by_color[us.index()].0;
         let theirs = self.by_color[(!us).index()].0;
         let kinds = |k: Kind| self.by_kind[k.index()].0;
-        let mut safety = KingSafety {
-            risky_from: 0,
-            risky_to: 0,
-        };
+        let mut safety = KingSafety { risky_from: 0, risky_to: 0 };
 
-        let snipers = attacks::line(ksq)
-            & theirs
-            & (kinds(Kind::Rook) | kinds(Kind::King) | kinds(Kind::Cannon));
+        let snipers = attacks::line(ksq) & theirs & (kinds(Kind::Rook) | kinds(Kind::King) | kinds(Kind::Cannon));
         for s in Bitboard(snipers) {
             let between = attacks::between(ksq, s);
             let inside = between & occ;
@@ -144,22 +139,14 @@ impl Position {
         let not_ours = !ours & BOARD_MASK;
         let ksq = self.king(us);
         let safety = if self.king_attacked(ksq, !us, occ, occ_t, 0) {
-            KingSafety {
-                risky_from: BOARD_MASK,
-                risky_to: BOARD_MASK,
-            }
+            KingSafety { risky_from: BOARD_MASK, risky_to: BOARD_MASK }
         } else {
             self.king_safety(us)
         };
         let mine = |k: Kind| Bitboard(ours & self.by_kind[k.index()].0);
 
         for from in mine(Kind::Rook) {
-            self.emit(
-                sink,
-                from,
-                attacks::rook(from, occ, occ_t) & not_ours,
-                safety,
-            );
+            self.emit(sink, from, attacks::rook(from, occ, occ_t) & not_ours, safety);
         }
         for from in mine(Kind::Cannon) {
             let quiet = attacks::rook(from, occ, occ_t) & !occ;
@@ -268,11 +255,11 @@ mod tests {
         let fens = [
             "4k4/9/9/9/4c4/9/9/4R4/4A4/4K4 w - - 0 1", // advisor screens a cannon? no: rook and advisor between
             "4k4/9/9/9/4r4/9/9/9/4R4/4K4 w - - 0 1",   // pinned rook on the file
-            "3k5/9/9/9/9/9/9/9/4N4/4K4 w - - 0 1", // king move onto the open file of the other king
+            "3k5/9/9/9/9/9/9/9/4N4/4K4 w - - 0 1",     // king move onto the open file of the other king
             "4k4/9/4c4/9/9/9/9/4N4/4C4/4K4 w - - 0 1", // two screens before the cannon
-            "4k4/9/9/9/9/9/9/2n6/3A5/4K4 w - - 0 1", // horse leg on d1
-            "4k4/4c4/9/9/9/9/9/9/9/3K5 w - - 0 1", // hollow cannon on e-file? king on d
-            "3k5/4c4/9/9/9/9/9/9/9/4K4 w - - 0 1", // hollow cannon aimed at the king
+            "4k4/9/9/9/9/9/9/2n6/3A5/4K4 w - - 0 1",   // horse leg on d1
+            "4k4/4c4/9/9/9/9/9/9/9/3K5 w - - 0 1",     // hollow cannon on e-file? king on d
+            "3k5/4c4/9/9/9/9/9/9/9/4K4 w - - 0 1",     // hollow cannon aimed at the king
         ];
         for fen in fens {
             let pos = Position::from_fen(fen).expect(fen);

@@ -44,8 +44,7 @@ impl Position {
     /// The standard start position.
     #[must_use]
     pub fn startpos() -> Position {
-        Position::from_fen(crate::START_FEN)
-            .unwrap_or_else(|e| unreachable!("start FEN is valid: {e}"))
+        Position::from_fen(crate::START_FEN).unwrap_or_else(|e| unreachable!("start FEN is valid: {e}"))
     }
 
     /// An empty board (no kings): only for building positions piece by piece inside the crate.
@@ -157,9 +156,7 @@ impl Position {
     #[inline]
     fn take(&mut self, sq: Square) -> Piece {
         let piece = self.board[sq.index()].take();
-        let Some(piece) = piece else {
-            unreachable!("take from empty square {sq}")
-        };
+        let Some(piece) = piece else { unreachable!("take from empty square {sq}") };
         let b = Bitboard::from_square(sq);
         self.by_color[piece.color.index()] ^= b;
         self.by_kind[piece.kind.index()] ^= b;
@@ -175,11 +172,7 @@ impl Position {
     /// Panics if the from-square is empty (a move that was never generated here).
     #[inline]
     pub fn make(&mut self, mv: Move) -> Undo {
-        let undo = Undo {
-            captured: self.board[mv.to().index()],
-            rule_plies: self.rule_plies,
-            key: self.key,
-        };
+        let undo = Undo { captured: self.board[mv.to().index()], rule_plies: self.rule_plies, key: self.key };
         if undo.captured.is_some() {
             self.take(mv.to());
             self.rule_plies = 0;
@@ -226,9 +219,7 @@ impl Position {
     /// The key computed from scratch, for checking the incremental one.
     #[must_use]
     pub fn key_from_scratch(&self) -> u64 {
-        self.iter().fold(zobrist::side(self.side), |k, (s, p)| {
-            k ^ zobrist::piece(p, s)
-        })
+        self.iter().fold(zobrist::side(self.side), |k, (s, p)| k ^ zobrist::piece(p, s))
     }
 
     /// True if square `sq` would be attacked by `by`'s king, rooks, cannons, horses or soldiers
@@ -236,17 +227,9 @@ impl Position {
     /// on). Advisors and elephants are left out: they can never reach the enemy palace, so this
     /// answers "is a king on `sq` in check".
     #[inline]
-    pub(crate) fn king_attacked(
-        &self,
-        sq: Square,
-        by: Color,
-        occ: u128,
-        occ_t: u128,
-        ignore: u128,
-    ) -> bool {
+    pub(crate) fn king_attacked(&self, sq: Square, by: Color, occ: u128, occ_t: u128, ignore: u128) -> bool {
         let them = self.by_color[by.index()].0 & !ignore;
-        let rooks =
-            them & (self.by_kind[Kind::Rook.index()].0 | self.by_kind[Kind::King.index()].0);
+        let rooks = them & (self.by_kind[Kind::Rook.index()].0 | self.by_kind[Kind::King.index()].0);
         let cannons = them & self.by_kind[Kind::Cannon.index()].0;
         let horses = them & self.by_kind[Kind::Horse.index()].0;
         let soldiers = them & self.by_kind[Kind::Soldier.index()].0;
@@ -294,11 +277,7 @@ impl Position {
         let to_bit = 1u128 << to.index();
         let occ = (self.occupied().0 & !(1u128 << from.index())) | to_bit;
         let occ_t = (self.occ_t & !(1u128 << rotated_index(from))) | 1u128 << rotated_index(to);
-        let ksq = if from == self.king(us) {
-            to
-        } else {
-            self.king(us)
-        };
+        let ksq = if from == self.king(us) { to } else { self.king(us) };
         !self.king_attacked(ksq, !us, occ, occ_t, to_bit)
     }
 
@@ -375,9 +354,7 @@ impl Position {
             && by_kind == self.by_kind
             && occ_t == self.occ_t
             && self.key == self.key_from_scratch()
-            && Color::BOTH
-                .iter()
-                .all(|&c| self.pieces(c, Kind::King) == Bitboard::from_square(self.king(c)))
+            && Color::BOTH.iter().all(|&c| self.pieces(c, Kind::King) == Bitboard::from_square(self.king(c)))
     }
 }
 
@@ -393,9 +370,7 @@ impl std::fmt::Display for Position {
         for rank in (0..10).rev() {
             write!(f, "{rank} ")?;
             for file in 0..9 {
-                let ch = Square::from_coords(file, rank)
-                    .and_then(|s| self.piece_at(s))
-                    .map_or('.', Piece::fen_char);
+                let ch = Square::from_coords(file, rank).and_then(|s| self.piece_at(s)).map_or('.', Piece::fen_char);
                 write!(f, " {ch}")?;
             }
             writeln!(f)?;

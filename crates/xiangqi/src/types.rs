@@ -100,15 +100,8 @@ pub enum Kind {
 
 impl Kind {
     /// All kinds, in index order.
-    pub const ALL: [Kind; 7] = [
-        Kind::King,
-        Kind::Advisor,
-        Kind::Elephant,
-        Kind::Horse,
-        Kind::Rook,
-        Kind::Cannon,
-        Kind::Soldier,
-    ];
+    pub const ALL: [Kind; 7] =
+        [Kind::King, Kind::Advisor, Kind::Elephant, Kind::Horse, Kind::Rook, Kind::Cannon, Kind::Soldier];
 
     /// Index 0..7.
     #[inline]
@@ -186,11 +179,7 @@ impl Piece {
     /// Reads a FEN letter. Accepts the Fairy-Stockfish aliases `h` (horse) and `e` (elephant).
     #[must_use]
     pub fn from_fen_char(ch: char) -> Option<Piece> {
-        let color = if ch.is_ascii_uppercase() {
-            Color::Red
-        } else {
-            Color::Black
-        };
+        let color = if ch.is_ascii_uppercase() { Color::Red } else { Color::Black };
         let kind = match ch.to_ascii_lowercase() {
             'k' => Kind::King,
             'a' => Kind::Advisor,
@@ -214,22 +203,14 @@ impl Square {
     #[inline]
     #[must_use]
     pub const fn new(index: usize) -> Option<Square> {
-        if index < SQUARES {
-            Some(Square(index as u8))
-        } else {
-            None
-        }
+        if index < SQUARES { Some(Square(index as u8)) } else { None }
     }
 
     /// The square on `file` (0..9) and `rank` (0..10), if both are on the board.
     #[inline]
     #[must_use]
     pub const fn from_coords(file: usize, rank: usize) -> Option<Square> {
-        if file < FILES && rank < RANKS {
-            Some(Square((rank * FILES + file) as u8))
-        } else {
-            None
-        }
+        if file < FILES && rank < RANKS { Some(Square((rank * FILES + file) as u8)) } else { None }
     }
 
     /// Internal constructor for indices known to be in range.
@@ -378,11 +359,7 @@ impl Move {
     pub const fn from_u16(v: u16) -> Option<Move> {
         let from = (v & 0x7f) as usize;
         let to = ((v >> 7) & 0x7f) as usize;
-        if v >> 14 == 0 && from < SQUARES && to < SQUARES {
-            Some(Move(v))
-        } else {
-            None
-        }
+        if v >> 14 == 0 && from < SQUARES && to < SQUARES { Some(Move(v)) } else { None }
     }
 
     /// The move seen from the other side (both squares rotated 180 degrees).
@@ -435,11 +412,7 @@ mod tests {
     #[test]
     fn move_packing() {
         for a in Square::all() {
-            for b in [
-                Square::from_index(0),
-                Square::from_index(45),
-                Square::from_index(89),
-            ] {
+            for b in [Square::from_index(0), Square::from_index(45), Square::from_index(89)] {
                 let m = Move::new(a, b);
                 assert_eq!((m.from(), m.to()), (a, b));
                 assert_eq!(Move::from_u16(m.to_u16()), Some(m));
@@ -454,14 +427,8 @@ mod tests {
             let p = Piece::from_fen_char(ch).expect("letter");
             assert_eq!(p.fen_char(), ch);
         }
-        assert_eq!(
-            Piece::from_fen_char('H'),
-            Some(Piece::new(Color::Red, Kind::Horse))
-        );
-        assert_eq!(
-            Piece::from_fen_char('e'),
-            Some(Piece::new(Color::Black, Kind::Elephant))
-        );
+        assert_eq!(Piece::from_fen_char('H'), Some(Piece::new(Color::Red, Kind::Horse)));
+        assert_eq!(Piece::from_fen_char('e'), Some(Piece::new(Color::Black, Kind::Elephant)));
         assert_eq!(Piece::from_fen_char('x'), None);
     }
 }
