@@ -2,13 +2,14 @@
 //! library crates and reports; the work itself lives in the libraries.
 
 mod perft;
+mod random_game;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 /// AlphaZero-style self-play training for xiangqi and international draughts.
 #[derive(Parser)]
-#[command(name = "qizero", version, about, long_about = None, propagate_version = true)]
+#[command(name = "qizero", version, propagate_version = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,12 +29,15 @@ enum Command {
     /// Prints `nodes N` as its last line. With --divide, first prints each root move in UCI
     /// notation with the count below it. Timing goes to standard error.
     Perft(perft::PerftArgs),
+    /// Play one seeded game of random legal moves and print it (moves, result, final FEN).
+    RandomGame(random_game::RandomGameArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(&args),
+        Command::RandomGame(args) => random_game::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

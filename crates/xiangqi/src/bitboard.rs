@@ -38,7 +38,7 @@ impl Bitboard {
     /// True if at least one square is set.
     #[inline]
     #[must_use]
-    pub const fn any(self) -> bool {
+    pub const fn is_nonempty(self) -> bool {
         self.0 != 0
     }
 

@@ -258,7 +258,7 @@ impl Position {
         {
             return Err(FenError::KingsFacing);
         }
-        if pos.checkers_of(side).any() {
+        if pos.checkers_of(side).is_nonempty() {
             return Err(FenError::OpponentInCheck(!side));
         }
         debug_assert!(pos.is_consistent());

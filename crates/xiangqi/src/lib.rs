@@ -5,26 +5,27 @@
 //!   FEN read/write ([`Position::from_fen`], [`FenError`]).
 //! - [`notation`]: UCI coordinates (Pikafish ranks 0-9, Fairy-Stockfish ranks 1-10), WXF and
 //!   Chinese move notation.
-//! - [`Game`]: a position with its history, deciding the result by the rules (see
-//!   [`game`] for exactly which rules and how they are counted). It implements
+//! - [`Game`]: a position with its history, deciding the result by the rules (see [`rules`]
+//!   for exactly which rules and how they are counted). It implements
 //!   [`game::Game`], so search, MCTS, self-play and arena work on it unchanged.
 //! - [`perft`]: leaf counts for checking the generator.
 
 mod attacks;
 mod bitboard;
+mod chase;
 mod fen;
-pub mod game;
 mod movegen;
 pub mod notation;
 mod perft;
 mod position;
+pub mod rules;
 mod types;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::{FenError, MAX_RULE_PLIES, START_FEN};
-// game layer: TODO
 pub use movegen::{MAX_MOVES, MoveList};
 pub use perft::{divide, perft};
 pub use position::{Position, Undo};
+pub use rules::{Game, GameError, MOVE_RULE_PLIES};
 pub use types::{Color, FILES, Kind, Move, Piece, RANKS, SQUARES, Square};

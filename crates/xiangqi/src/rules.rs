@@ -1,0 +1,422 @@
+//! The game layer: a position with the history of how it was reached, and the rules that end a
+//! game. Search, MCTS, self-play and the arena all ask [`Game::outcome`], so one rule set is
+//! applied everywhere.
+//!
+//! The rules, checked in this order after every move, from the view of the side to move:
+//!
+//! 1. **No legal move**: the side to move loses, in check (checkmate) or not (stalemate).
+//! 2. **Repetition**: when the current position (board and side to move) has occurred twice
+//!    before, the game ends at this third occurrence. Only positions since the last capture
+//!    count (a capture makes earlier positions unreachable), and only those inside this game's
+//!    history. The cycle judged runs from the first of the three occurrences to now:
+//!    - if one side gave check with every one of its moves in the cycle and the other did not,
+//!      the checking side loses (perpetual check); both checking throughout is a draw;
+//!    - otherwise, if any move in the cycle gave check, it is a draw;
+//!    - otherwise chases are looked for ([`crate::chase`]): if exactly one side chased one
+//!      enemy piece with every one of its moves, that side loses (perpetual chase);
+//!    - anything else is a draw.
+//! 3. **Move rule**: 120 plies (60 moves each) without a capture is a draw. Counted in plies
+//!    since the last capture, every move counting, checks included (the FEN half-move field
+//!    starts the count). Rule 1 takes precedence: at the 120th ply a side with no legal move
+//!    still loses.
+//! 4. **Insufficient material**: when neither side has a rook, horse, cannon or soldier (no piece
+//!    that can cross the river), nobody can ever be mated: a draw.
+//!
+//! Differences from Pikafish's computer rules, on purpose: Pikafish stops counting checks
+//! towards the 120-ply rule after ten per side, and judges some cannon-only endings as drawn;
+//! here every ply counts and only the no-attacker ending is drawn by material.
+
+use crate::chase::perpetual_chasers;
+use crate::fen::FenError;
+use crate::movegen::MoveList;
+use crate::notation::{self, NotationError};
+use crate::position::{Position, Undo};
+use crate::types::{Color, Kind, Move};
+use game::{DrawReason, Outcome, WinReason};
+use std::fmt;
+
+/// Plies without a capture after which the game is drawn.
+pub const MOVE_RULE_PLIES: u16 = 120;
+
+/// One move of the history.
+#[derive(Copy, Clone, Debug)]
+struct Ply {
+    mv: Move,
+    undo: Undo,
+    /// True if the move gave check.
+    check: bool,
+}
+
+/// A xiangqi game: the start position, the moves played, and the current position.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    pos: Position,
+    history: Vec<Ply>,
+}
+
+/// Bad input to a [`Game`]: a FEN or a move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameError {
+    /// The FEN was rejected.
+    Fen(FenError),
+    /// The move text was rejected.
+    Move(NotationError),
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameError::Fen(e) => write!(f, "bad FEN: {e}"),
+            GameError::Move(e) => write!(f, "bad move: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for GameError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GameError::Fen(e) => Some(e),
+            GameError::Move(e) => Some(e),
+        }
+    }
+}
+
+impl From<FenError> for GameError {
+    fn from(e: FenError) -> GameError {
+        GameError::Fen(e)
+    }
+}
+
+impl From<NotationError> for GameError {
+    fn from(e: NotationError) -> GameError {
+        GameError::Move(e)
+    }
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game::from_position(Position::startpos())
+    }
+}
+
+impl Game {
+    /// A game from the standard start position.
+    #[must_use]
+    pub fn new() -> Game {
+        Game::default()
+    }
+
+    /// A game starting at `pos`, with no history.
+    #[must_use]
+    pub fn from_position(pos: Position) -> Game {
+        Game { start: pos.clone(), pos, history: Vec::new() }
+    }
+
+    /// A game starting at the position of `fen`.
+    ///
+    /// # Errors
+    /// The [`FenError`] if the FEN is rejected.
+    pub fn from_fen(fen: &str) -> Result<Game, FenError> {
+        Position::from_fen(fen).map(Game::from_position)
+    }
+
+    /// The current position.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The position the game started from.
+    #[must_use]
+    pub fn start_position(&self) -> &Position {
+        &self.start
+    }
+
+    /// The moves played, oldest first.
+    pub fn moves(&self) -> impl ExactSizeIterator<Item = Move> + '_ {
+        self.history.iter().map(|p| p.mv)
+    }
+
+    /// Number of moves played.
+    #[must_use]
+    pub fn ply(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The legal moves of the current position.
+    #[must_use]
+    pub fn legal_moves(&self) -> MoveList {
+        self.pos.legal_moves()
+    }
+
+    /// Plays `mv`, which must be legal in the current position (checked in debug builds).
+    pub fn play(&mut self, mv: Move) {
+        debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos.fen());
+        let undo = self.pos.make(mv);
+        let check = self.pos.in_check();
+        self.history.push(Ply { mv, undo, check });
+    }
+
+    /// Reads a move (UCI, WXF or Chinese notation), checks it is legal, and plays it.
+    ///
+    /// # Errors
+    /// A [`NotationError`] saying why the text is not a legal move here.
+    pub fn play_text(&mut self, text: &str) -> Result<Move, NotationError> {
+        let mv = notation::parse_move(&self.pos, text)?;
+        self.play(mv);
+        Ok(mv)
+    }
+
+    /// Takes back the last move; `None` if no move has been played.
+    pub fn undo(&mut self) -> Option<Move> {
+        let ply = self.history.pop()?;
+        self.pos.unmake(ply.mv, ply.undo);
+        Some(ply.mv)
+    }
+
+    /// The key of the position before history move `i`.
+    fn key_before(&self, i: usize) -> u64 {
+        self.history[i].undo.key
+    }
+
+    /// If the current position occurs for the third time, how many plies back its first
+    /// occurrence was.
+    fn repetition_span(&self) -> Option<usize> {
+        let n = self.history.len();
+        let window = usize::from(self.pos.rule_plies()).min(n);
+        let key = self.pos.key();
+        let mut seen = 0;
+        for d in (4..=window).step_by(2) {
+            if self.key_before(n - d) == key {
+                seen += 1;
+                if seen == 2 {
+                    return Some(d);
+                }
+            }
+        }
+        None
+    }
+
+    /// The result of a repetition whose cycle is the last `span` moves.
+    fn judge_repetition(&self, span: usize) -> Outcome {
+        let n = self.history.len();
+        let cycle = &self.history[n - span..];
+        let us = self.pos.side_to_move();
+        // cycle[i] was played by `us` when (span - i) is even.
+        let checked_always = |by_us: bool| {
+            cycle.iter().enumerate().filter(|(i, _)| ((span - i) % 2 == 0) == by_us).all(|(_, p)| p.check)
+        };
+        let (us_checks, them_checks) = (checked_always(true), checked_always(false));
+        let lose = |loser: Color, reason| Outcome::Win { winner: (!loser).into(), reason };
+        match (us_checks, them_checks) {
+            (true, false) => return lose(us, WinReason::PerpetualCheck),
+            (false, true) => return lose(!us, WinReason::PerpetualCheck),
+            (true, true) => return Outcome::Draw(DrawReason::Repetition),
+            (false, false) => {}
+        }
+        if cycle.iter().any(|p| p.check) {
+            return Outcome::Draw(DrawReason::Repetition);
+        }
+        let moves: Vec<(Move, Undo)> = cycle.iter().map(|p| (p.mv, p.undo)).collect();
+        match perpetual_chasers(&self.pos, &moves) {
+            [true, false] => lose(Color::Red, WinReason::PerpetualChase),
+            [false, true] => lose(Color::Black, WinReason::PerpetualChase),
+            _ => Outcome::Draw(DrawReason::Repetition),
+        }
+    }
+
+    /// True if neither side has a piece that can ever cross the river.
+    #[must_use]
+    pub fn insufficient_material(&self) -> bool {
+        [Kind::Rook, Kind::Horse, Kind::Cannon, Kind::Soldier].iter().all(|&k| self.pos.kind(k).is_empty())
+    }
+
+    /// How the game has ended, if it has; see the module docs for the rules.
+    #[must_use]
+    pub fn outcome(&self) -> Option<Outcome> {
+        let us = self.pos.side_to_move();
+        if !self.pos.has_legal_move() {
+            let reason = if self.pos.in_check() { WinReason::Checkmate } else { WinReason::Stalemate };
+            return Some(Outcome::Win { winner: (!us).into(), reason });
+        }
+        if let Some(span) = self.repetition_span() {
+            return Some(self.judge_repetition(span));
+        }
+        if self.pos.rule_plies() >= MOVE_RULE_PLIES {
+            return Some(Outcome::Draw(DrawReason::MoveRule));
+        }
+        if self.insufficient_material() {
+            return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
+        }
+        None
+    }
+}
+
+impl game::Game for Game {
+    type Move = Move;
+    type MoveList = MoveList;
+    type Error = GameError;
+
+    const NAME: &'static str = "xiangqi";
+
+    fn new() -> Game {
+        Game::new()
+    }
+
+    fn from_fen(fen: &str) -> Result<Game, GameError> {
+        Ok(Game::from_fen(fen)?)
+    }
+
+    fn fen(&self) -> String {
+        self.pos.fen()
+    }
+
+    fn side_to_move(&self) -> game::Side {
+        self.pos.side_to_move().into()
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        self.pos.legal_moves()
+    }
+
+    fn play(&mut self, mv: Move) {
+        Game::play(self, mv);
+    }
+
+    fn undo(&mut self) -> Option<Move> {
+        Game::undo(self)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        Game::outcome(self)
+    }
+
+    fn key(&self) -> u64 {
+        self.pos.key()
+    }
+
+    fn ply(&self) -> usize {
+        self.history.len()
+    }
+
+    fn moves_played(&self) -> Vec<Move> {
+        self.moves().collect()
+    }
+
+    fn move_to_string(&self, mv: Move) -> String {
+        mv.to_string()
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, GameError> {
+        Ok(notation::parse_move(&self.pos, text)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use game::Side;
+
+    fn game(fen: &str) -> Game {
+        Game::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// Plays UCI moves, asserting that the game goes on until the last one.
+    fn play(g: &mut Game, moves: &str) {
+        for text in moves.split_whitespace() {
+            assert_eq!(g.outcome(), None, "game ended before {text}");
+            let mv = notation::parse_uci(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert!(g.position().is_legal(mv), "{text} illegal in {}", g.position().fen());
+            g.play(mv);
+        }
+    }
+
+    fn win(winner: Side, reason: WinReason) -> Option<Outcome> {
+        Some(Outcome::Win { winner, reason })
+    }
+
+    #[test]
+    fn checkmate_and_stalemate_lose() {
+        assert_eq!(game("R3k4/1R7/9/9/9/9/9/9/9/3K5 b").outcome(), win(Side::First, WinReason::Checkmate));
+        assert_eq!(game("3k5/R8/9/9/9/9/9/9/4R4/5K3 b").outcome(), win(Side::First, WinReason::Stalemate));
+        assert_eq!(game(crate::START_FEN).outcome(), None);
+    }
+
+    #[test]
+    fn perpetual_check_loses_for_the_checker() {
+        // The red rook checks on every move along ranks 8 and 9; the black king steps e8 <-> e9.
+        let mut g = game("9/4k4/9/9/9/9/9/9/7R1/3K5 w");
+        play(&mut g, "h1h8 e8e9 h8h9 e9e8 h9h8 e8e9 h8h9 e9e8 h9h8");
+        assert_eq!(g.outcome(), win(Side::Second, WinReason::PerpetualCheck));
+        // One move earlier, the position had occurred only twice.
+        g.undo();
+        assert_eq!(g.outcome(), None);
+    }
+
+    #[test]
+    fn perpetual_chase_loses_for_the_chaser() {
+        // The red rook attacks the unprotected black horse on every move (c7 <-> b9).
+        let mut g = game("4k4/9/2n6/9/9/9/9/9/2R6/3K5 b");
+        play(&mut g, "c7b9 c1b1 b9c7 b1c1 c7b9 c1b1 b9c7 b1c1");
+        assert_eq!(g.outcome(), win(Side::Second, WinReason::PerpetualChase));
+    }
+
+    #[test]
+    fn chasing_a_protected_piece_is_no_chase() {
+        // As above, but a black rook on c9 guards both of the horse's squares, so the red rook's
+        // attacks are not chases; the rooks facing each other on the c-file is a mutual attack
+        // between equals, no chase either. A draw.
+        let mut g = game("2r1k4/9/2n6/9/9/9/9/9/2R6/3K5 b");
+        play(&mut g, "c7b9 c1b1 b9c7 b1c1 c7b9 c1b1 b9c7 b1c1");
+        assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::Repetition)));
+    }
+
+    #[test]
+    fn idle_repetition_draws() {
+        let mut g = game(crate::START_FEN);
+        play(&mut g, "h2e2 h9g7 e2h2 g7h9 h2e2 h9g7 e2h2 g7h9");
+        assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::Repetition)));
+    }
+
+    #[test]
+    fn a_capture_resets_repetition_and_the_move_rule() {
+        let mut g = game("4k4/9/9/9/9/9/9/9/R8/3K5 w - - 118 70");
+        play(&mut g, "a1a2");
+        assert_eq!(g.outcome(), None);
+        g.play(notation::parse_uci("e9e8").expect("uci"));
+        assert_eq!(g.position().rule_plies(), 120);
+        assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::MoveRule)));
+    }
+
+    #[test]
+    fn mate_on_the_last_ply_of_the_move_rule_still_wins() {
+        // Red mates with the 120th ply without capture.
+        let mut g = game("4k4/1R7/9/9/9/9/9/9/R8/3K5 w - - 119 80");
+        play(&mut g, "a1a9");
+        assert_eq!(g.position().rule_plies(), 120);
+        assert_eq!(g.outcome(), win(Side::First, WinReason::Checkmate));
+    }
+
+    #[test]
+    fn no_attacking_pieces_is_a_draw() {
+        assert_eq!(
+            game("3ak4/4a4/4b4/9/9/9/9/4B4/4A4/3K1A3 w").outcome(),
+            Some(Outcome::Draw(DrawReason::InsufficientMaterial))
+        );
+        assert_eq!(game("3ak4/4a4/4b4/9/9/9/4p4/4B4/4A4/3K1A3 w").outcome(), None);
+    }
+
+    #[test]
+    fn undo_restores_everything() {
+        let mut g = Game::new();
+        play(&mut g, "h2e2 h9g7 h0g2 i9h9");
+        let fen = g.position().fen();
+        play(&mut g, "i0h0");
+        assert_eq!(g.undo().map(|m| m.to_string()), Some("i0h0".into()));
+        assert_eq!(g.position().fen(), fen);
+        while g.undo().is_some() {}
+        assert_eq!(g.position(), &Position::startpos());
+        assert_eq!(g.ply(), 0);
+    }
+}

@@ -1,0 +1,60 @@
+# Shared set-up steps for scripts/run, scripts/test and the benchmarks. Each step checks first
+# and installs only what is missing, saying what it installs, so running it again does nothing.
+# Source it from bash with the repository root as the working directory.
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"
+    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+    else say "need root to run: $*"; return 1
+    fi
+}
+
+apt_updated=0
+# ensure_apt PACKAGE COMMAND: installs a Debian package unless COMMAND (a path or a name on PATH) exists.
+ensure_apt() {
+    local pkg=$1 cmd=$2
+    if command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ]; then return 0; fi
+    say "installing Debian package $pkg (for $cmd)"
+    if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null
+}
+
+# ensure_rust: cargo and the rustfmt/clippy components.
+ensure_rust() {
+    if ! command -v cargo >/dev/null 2>&1; then
+        say "cargo not found: installing Debian's cargo (rustup is the better choice where it can be reached)"
+        ensure_apt cargo cargo
+    fi
+    if command -v rustup >/dev/null 2>&1; then
+        for c in rustfmt clippy; do
+            rustup component list --installed 2>/dev/null | grep -q "^$c" || { say "installing rust component $c"; rustup component add "$c"; }
+        done
+    fi
+}
+
+# ensure_venv: the project's Python environment in .venv (test oracles live there).
+ensure_venv() {
+    if [ ! -x .venv/bin/python ]; then
+        say "creating Python virtual environment .venv"
+        python3 -m venv .venv || { ensure_apt python3-venv /usr/lib/python3/dist-packages/venv; python3 -m venv .venv; }
+    fi
+    export QIZERO_PYTHON="$PWD/.venv/bin/python"
+}
+
+# ensure_pip MODULE SPEC: installs SPEC into .venv unless MODULE imports.
+ensure_pip() {
+    local module=$1 spec=$2
+    if .venv/bin/python -c "import $module" >/dev/null 2>&1; then return 0; fi
+    say "installing Python package $spec into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check "$spec"
+}
+
+# ensure_oracles: everything the test suite compares against.
+ensure_oracles() {
+    ensure_venv
+    ensure_pip pyffish pyffish
+    ensure_apt fairy-stockfish /usr/games/fairy-stockfish
+}
