@@ -76,7 +76,15 @@ fn play_game(start: &str, mut choose: impl FnMut(&Game) -> Move) -> Played {
             (outcome.is_some() || *occurrences > 1).then(|| format!("E {segment_fen}|{}", segment_moves.join(" ")));
         let mut legal: Vec<String> = pos.legal_moves().iter().map(|&m| fsf(m)).collect();
         legal.sort();
-        plies.push(PlyRecord { fen: pos.fen(), key: pos.key(), segment_start, in_check: pos.in_check(), legal, outcome, end_query });
+        plies.push(PlyRecord {
+            fen: pos.fen(),
+            key: pos.key(),
+            segment_start,
+            in_check: pos.in_check(),
+            legal,
+            outcome,
+            end_query,
+        });
         if outcome.is_some() {
             break;
         }
@@ -144,7 +152,10 @@ fn chase_patterns(pos: &Position) -> Vec<[Move; 2]> {
         let after = pos.after(step);
         for a in attackers {
             for follow in after.legal_moves() {
-                if follow.from() == a && !after.is_capture(follow) && after.after(follow).attacks_from(follow.to()).has(x1) {
+                if follow.from() == a
+                    && !after.is_capture(follow)
+                    && after.after(follow).attacks_from(follow.to()).has(x1)
+                {
                     out.push([step, follow]);
                 }
             }

@@ -179,3 +179,64 @@ pub(crate) fn perpetual_chasers(current: &Position, cycle: &[(Move, Undo)]) -> [
     }
     [chase[0] != 0, chase[1] != 0]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The squares (as text, sorted) of the pieces `chaser` chases in `fen`.
+    fn chased(fen: &str, chaser: Color) -> Vec<String> {
+        let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let ids = Ids::new(&pos);
+        let set = pos.chased_by(chaser, &ids);
+        let mut out: Vec<String> =
+            pos.pieces_of(!chaser).filter(|&s| set & ids.bit(s) != 0).map(|s| s.to_string()).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn unprotected_targets_are_chased() {
+        // Red rook e4 attacks the black horse e7, which nothing protects.
+        assert_eq!(chased("3k5/9/4n4/9/9/4R4/9/9/9/5K3 w", Color::Red), ["e7"]);
+        // A black advisor... no: a black rook on a7 protects it along the rank: no chase.
+        assert!(chased("3k5/9/r3n4/9/9/4R4/9/9/9/5K3 w", Color::Red).is_empty());
+    }
+
+    #[test]
+    fn attacks_on_stronger_pieces_always_count() {
+        // Red cannon e2 (screen e5) attacks the black rook e7, protected by the rook a7: still a chase.
+        assert_eq!(chased("3k5/9/r3r4/9/4p4/9/9/4C4/9/5K3 w", Color::Red), ["e7"]);
+        // Red horse d5 attacks the protected black rook e7: a chase.
+        assert_eq!(chased("3k5/9/r3r4/9/3N5/9/9/9/9/5K3 w", Color::Red), ["e7"]);
+        // Red elephant on e2? Elephants stay home; a red advisor cannot reach black pieces either.
+        // Black elephant e7 attacks a red horse on c5 (its eye d6 empty), protected or not.
+        assert_eq!(chased("3k5/9/4b4/9/2N6/9/9/9/4R4/5K3 b", Color::Black), ["c5"]);
+    }
+
+    #[test]
+    fn equals_attacking_each_other_do_not_chase() {
+        // Red rook e4 and black rook e7 on an open file: each can take the other.
+        assert!(chased("3k5/9/4r4/9/9/4R4/9/9/9/5K3 w", Color::Red).is_empty());
+        // Red horse c4 attacks the black horse d6 (leg c5 empty), but d6 cannot answer: its leg
+        // towards c4 (d5, a black cannon) is blocked. That is a chase.
+        assert_eq!(chased("3k5/9/9/3n5/3c5/2N6/9/9/9/5K3 w", Color::Red), ["d6"]);
+    }
+
+    #[test]
+    fn kings_soldiers_and_uncrossed_soldiers_are_out() {
+        // Soldiers never chase: the red soldier e5 attacks the unprotected black horse e6.
+        assert!(chased("3k5/9/9/4n4/4P4/9/9/9/9/4K4 w", Color::Red).is_empty());
+        // An uncrossed black soldier (e6) is never chased; a crossed one (a3) is.
+        assert!(chased("3k5/9/9/4p4/9/9/9/9/9/4RK3 w", Color::Red).is_empty());
+        assert_eq!(chased("3k5/9/9/9/9/9/p8/9/9/R3K4 w", Color::Red), ["a3"]);
+    }
+
+    #[test]
+    fn a_pinned_piece_only_chases_its_pinner() {
+        // The red rook e2 is pinned to the red king e0 by the black rook e7; it attacks the
+        // black horse a2 along the rank, but may only take the pinner. The pinner (a rook of
+        // equal kind) can take it back, so nothing is chased.
+        assert!(chased("3k5/9/4r4/9/9/9/9/n3R4/9/4K4 w", Color::Red).is_empty());
+    }
+}
