@@ -47,6 +47,29 @@ fn xiangqi_perft(fen: &str, depth: u32) -> Result<u64, String> {
     Ok(n)
 }
 
+fn draughts_perft(fen: &str, depth: u32) -> Result<u64, String> {
+    let mut pos = draughts::Position::from_fen(fen).map_err(|e| e.to_string())?;
+    let before = pos;
+    let n = draughts::perft(&mut pos, depth);
+    if pos != before {
+        return Err("perft did not restore the position".into());
+    }
+    Ok(n)
+}
+
+#[test]
+fn draughts_shallow() {
+    let cases = read_perft_suite("draughts.perft");
+    run_suite("draughts.perft", &cases, |_, _, n| n <= SHALLOW_LIMIT, draughts_perft);
+}
+
+#[test]
+#[ignore = "deep perft: start position to depth 9 and every count up to 2 billion leaves (minutes)"]
+fn draughts_deep() {
+    let cases = read_perft_suite("draughts.perft");
+    run_suite("draughts.perft", &cases, |_, _, n| n > SHALLOW_LIMIT && n <= 2_000_000_000, draughts_perft);
+}
+
 #[test]
 fn xiangqi_shallow() {
     let cases = read_perft_suite("xiangqi.perft");

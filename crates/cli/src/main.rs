@@ -20,6 +20,8 @@ struct Cli {
 pub enum GameName {
     /// Xiangqi (Chinese chess).
     Xiangqi,
+    /// International draughts (10x10, FMJD rules).
+    Draughts,
 }
 
 #[derive(Subcommand)]

@@ -25,7 +25,25 @@ pub struct PerftArgs {
 pub fn run(args: &PerftArgs) -> Result<()> {
     match args.game {
         GameName::Xiangqi => run_xiangqi(args),
+        GameName::Draughts => run_draughts(args),
     }
+}
+
+fn run_draughts(args: &PerftArgs) -> Result<()> {
+    let fen = args.fen.as_deref().unwrap_or(draughts::START_FEN);
+    let mut pos = draughts::Position::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let split = draughts::divide(&mut pos, args.depth);
+        for (mv, n) in &split {
+            println!("{mv}: {n}");
+        }
+        split.iter().map(|&(_, n)| n).sum()
+    } else {
+        draughts::perft(&mut pos, args.depth)
+    };
+    report(nodes, start);
+    Ok(())
 }
 
 fn run_xiangqi(args: &PerftArgs) -> Result<()> {

@@ -42,6 +42,7 @@ pub struct RandomGameArgs {
 pub fn run(args: &RandomGameArgs) -> Result<()> {
     match args.game {
         GameName::Xiangqi => run_xiangqi(args),
+        GameName::Draughts => anyhow::bail!("random-game does not support draughts yet"),
     }
 }
 
