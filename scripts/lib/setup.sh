@@ -44,17 +44,22 @@ ensure_venv() {
     export QIZERO_PYTHON="$PWD/.venv/bin/python"
 }
 
-# ensure_pip MODULE SPEC: installs SPEC into .venv unless MODULE imports.
+# ensure_pip DISTRIBUTION VERSION: installs that exact version into .venv unless it is there.
+# Oracle versions are pinned: the tests' expectations (and one speed patch to pydraughts) are
+# tied to them.
 ensure_pip() {
-    local module=$1 spec=$2
-    if .venv/bin/python -c "import $module" >/dev/null 2>&1; then return 0; fi
-    say "installing Python package $spec into .venv"
-    .venv/bin/python -m pip install -q --disable-pip-version-check "$spec"
+    local dist=$1 version=$2 have
+    have=$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('$dist'))" 2>/dev/null || true)
+    if [ "$have" = "$version" ]; then return 0; fi
+    say "installing Python package $dist==$version into .venv${have:+ (replacing $have)}"
+    .venv/bin/python -m pip install -q --disable-pip-version-check "$dist==$version"
 }
 
 # ensure_oracles: everything the test suite compares against.
 ensure_oracles() {
     ensure_venv
-    ensure_pip pyffish pyffish
+    ensure_pip pyffish 0.0.90
+    ensure_pip pydraughts 0.6.7
+    ensure_pip dame-rs 0.2.0
     ensure_apt fairy-stockfish /usr/games/fairy-stockfish
 }

@@ -7,15 +7,21 @@ use clap::{Args, ValueEnum};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// Move notation for printing a xiangqi game.
+/// Move notation for printing a game.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Notation {
-    /// WXF (`C2=5`).
+    /// The game's usual notation: WXF for xiangqi, PDN for draughts.
+    Default,
+    /// Xiangqi: WXF (`C2=5`).
     Wxf,
-    /// Chinese (`炮二平五`).
+    /// Xiangqi: Chinese (`炮二平五`).
     Chinese,
-    /// UCI coordinates, ranks 0-9 (`h2e2`).
+    /// Xiangqi: UCI coordinates, ranks 0-9 (`h2e2`).
     Uci,
+    /// Draughts: PDN (`32-28`, `19x30`).
+    Pdn,
+    /// Draughts: Hub (`28x19x23`, captured squares listed).
+    Hub,
 }
 
 /// Arguments of `qizero random-game`.
@@ -31,7 +37,7 @@ pub struct RandomGameArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// How to write the moves.
-    #[arg(long, value_enum, default_value = "wxf")]
+    #[arg(long, value_enum, default_value = "default")]
     notation: Notation,
     /// Stop after this many plies even if the game is not over.
     #[arg(long, default_value_t = 1000)]
@@ -40,9 +46,16 @@ pub struct RandomGameArgs {
 
 /// Runs `qizero random-game`.
 pub fn run(args: &RandomGameArgs) -> Result<()> {
+    let fits = match args.game {
+        GameName::Xiangqi => !matches!(args.notation, Notation::Pdn | Notation::Hub),
+        GameName::Draughts => matches!(args.notation, Notation::Default | Notation::Pdn | Notation::Hub),
+    };
+    if !fits {
+        anyhow::bail!("--notation {:?} does not apply to {:?}", args.notation, args.game);
+    }
     match args.game {
         GameName::Xiangqi => run_xiangqi(args),
-        GameName::Draughts => anyhow::bail!("random-game does not support draughts yet"),
+        GameName::Draughts => run_draughts(args),
     }
 }
 
@@ -61,9 +74,10 @@ fn run_xiangqi(args: &RandomGameArgs) -> Result<()> {
         let moves = pos.legal_moves();
         let mv = moves[rng.random_range(0..moves.len())];
         let text = match args.notation {
-            Notation::Wxf => to_wxf(pos, mv),
+            Notation::Default | Notation::Wxf => to_wxf(pos, mv),
             Notation::Chinese => to_chinese(pos, mv),
             Notation::Uci => mv.to_string(),
+            Notation::Pdn | Notation::Hub => unreachable!("checked in run"),
         };
         if pos.side_to_move() == xiangqi::Color::Red {
             line.push_str(&format!("{}. ", pos.fullmove()));
@@ -79,19 +93,67 @@ fn run_xiangqi(args: &RandomGameArgs) -> Result<()> {
     if !line.is_empty() {
         println!("{}", line.trim_end());
     }
-    match game.outcome() {
-        Some(outcome) => println!("{} after {} plies", describe(outcome), game.ply()),
-        None => println!("* (stopped after {} plies)", game.ply()),
-    }
+    report_end(game.outcome(), game.ply(), ("Red", "Black"));
     println!("[final FEN \"{}\"]", game.position().fen());
     Ok(())
 }
 
-/// The outcome in xiangqi's colours.
-fn describe(outcome: game::Outcome) -> String {
+fn run_draughts(args: &RandomGameArgs) -> Result<()> {
+    use draughts::notation::{to_hub, to_pdn};
+    let fen = args.fen.as_deref().unwrap_or(draughts::START_FEN);
+    let mut game = draughts::Game::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    println!("[FEN \"{}\"]", game.position().fen());
+    let mut line = String::new();
+    let mut number = 1;
+    while game.ply() < args.max_plies {
+        if game.outcome().is_some() {
+            break;
+        }
+        let pos = *game.position();
+        let moves = pos.legal_moves();
+        let mv = moves[rng.random_range(0..moves.len())];
+        let text = match args.notation {
+            Notation::Default | Notation::Pdn => to_pdn(&pos, &mv),
+            Notation::Hub => to_hub(&mv),
+            _ => unreachable!("checked in run"),
+        };
+        if pos.side_to_move() == draughts::Color::White {
+            line.push_str(&format!("{number}. "));
+        } else if game.ply() == 0 {
+            line.push_str(&format!("{number}... "));
+        }
+        if pos.side_to_move() == draughts::Color::Black {
+            number += 1;
+        }
+        line.push_str(&text);
+        line.push(' ');
+        if line.len() > 72 {
+            println!("{}", line.trim_end());
+            line.clear();
+        }
+        game.play(mv);
+    }
+    if !line.is_empty() {
+        println!("{}", line.trim_end());
+    }
+    report_end(game.outcome(), game.ply(), ("White", "Black"));
+    println!("[final FEN \"{}\"]", game.position().fen());
+    Ok(())
+}
+
+fn report_end(outcome: Option<game::Outcome>, plies: usize, names: (&str, &str)) {
+    match outcome {
+        Some(outcome) => println!("{} after {plies} plies", describe(outcome, names)),
+        None => println!("* (stopped after {plies} plies)"),
+    }
+}
+
+/// The outcome in the game's colour names (first player, second player).
+fn describe(outcome: game::Outcome, names: (&str, &str)) -> String {
     match outcome {
         game::Outcome::Win { winner, reason } => {
-            let who = if winner == game::Side::First { "Red" } else { "Black" };
+            let who = if winner == game::Side::First { names.0 } else { names.1 };
             format!("{} {who} wins by {reason:?}", outcome.score_str())
         }
         game::Outcome::Draw(reason) => format!("1/2-1/2 draw by {reason:?}"),
