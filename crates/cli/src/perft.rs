@@ -3,6 +3,7 @@
 use crate::GameName;
 use anyhow::{Context, Result};
 use clap::Args;
+use std::fmt::Display;
 use std::time::Instant;
 
 /// Arguments of `qizero perft`.
@@ -24,47 +25,37 @@ pub struct PerftArgs {
 /// Runs `qizero perft`.
 pub fn run(args: &PerftArgs) -> Result<()> {
     match args.game {
-        GameName::Xiangqi => run_xiangqi(args),
-        GameName::Draughts => run_draughts(args),
+        GameName::Xiangqi => {
+            count(args, xiangqi::START_FEN, xiangqi::Position::from_fen, xiangqi::perft, xiangqi::divide)
+        }
+        GameName::Draughts => {
+            count(args, draughts::START_FEN, draughts::Position::from_fen, draughts::perft, draughts::divide)
+        }
     }
 }
 
-fn run_draughts(args: &PerftArgs) -> Result<()> {
-    let fen = args.fen.as_deref().unwrap_or(draughts::START_FEN);
-    let mut pos = draughts::Position::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+/// Reads the position, counts (split by root move with --divide) and reports, for any game.
+fn count<P, M: Display, E: std::error::Error + Send + Sync + 'static>(
+    args: &PerftArgs,
+    start_fen: &str,
+    parse: fn(&str) -> Result<P, E>,
+    perft: fn(&mut P, u32) -> u64,
+    divide: fn(&mut P, u32) -> Vec<(M, u64)>,
+) -> Result<()> {
+    let fen = args.fen.as_deref().unwrap_or(start_fen);
+    let mut pos = parse(fen).with_context(|| format!("bad FEN '{fen}'"))?;
     let start = Instant::now();
     let nodes = if args.divide {
-        let split = draughts::divide(&mut pos, args.depth);
+        let split = divide(&mut pos, args.depth);
         for (mv, n) in &split {
             println!("{mv}: {n}");
         }
-        split.iter().map(|&(_, n)| n).sum()
+        split.iter().map(|(_, n)| n).sum()
     } else {
-        draughts::perft(&mut pos, args.depth)
+        perft(&mut pos, args.depth)
     };
-    report(nodes, start);
-    Ok(())
-}
-
-fn run_xiangqi(args: &PerftArgs) -> Result<()> {
-    let fen = args.fen.as_deref().unwrap_or(xiangqi::START_FEN);
-    let mut pos = xiangqi::Position::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
-    let start = Instant::now();
-    let nodes = if args.divide {
-        let split = xiangqi::divide(&mut pos, args.depth);
-        for (mv, n) in &split {
-            println!("{mv}: {n}");
-        }
-        split.iter().map(|&(_, n)| n).sum()
-    } else {
-        xiangqi::perft(&mut pos, args.depth)
-    };
-    report(nodes, start);
-    Ok(())
-}
-
-fn report(nodes: u64, start: Instant) {
     let secs = start.elapsed().as_secs_f64();
     eprintln!("time {secs:.3} s, {:.1} M leaves/s", nodes as f64 / secs.max(1e-9) / 1e6);
     println!("nodes {nodes}");
+    Ok(())
 }

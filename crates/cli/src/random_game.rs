@@ -62,71 +62,49 @@ pub fn run(args: &RandomGameArgs) -> Result<()> {
 fn run_xiangqi(args: &RandomGameArgs) -> Result<()> {
     use xiangqi::notation::{to_chinese, to_wxf};
     let fen = args.fen.as_deref().unwrap_or(xiangqi::START_FEN);
-    let mut game = xiangqi::Game::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
-    let mut rng = StdRng::seed_from_u64(args.seed);
-    println!("[FEN \"{}\"]", game.position().fen());
-    let mut line = String::new();
-    while game.ply() < args.max_plies {
-        if game.outcome().is_some() {
-            break;
-        }
-        let pos = game.position();
-        let moves = pos.legal_moves();
-        let mv = moves[rng.random_range(0..moves.len())];
-        let text = match args.notation {
-            Notation::Default | Notation::Wxf => to_wxf(pos, mv),
-            Notation::Chinese => to_chinese(pos, mv),
-            Notation::Uci => mv.to_string(),
-            Notation::Pdn | Notation::Hub => unreachable!("checked in run"),
-        };
-        if pos.side_to_move() == xiangqi::Color::Red {
-            line.push_str(&format!("{}. ", pos.fullmove()));
-        }
-        line.push_str(&text);
-        line.push(' ');
-        if line.len() > 72 {
-            println!("{}", line.trim_end());
-            line.clear();
-        }
-        game.play(mv);
-    }
-    if !line.is_empty() {
-        println!("{}", line.trim_end());
-    }
-    report_end(game.outcome(), game.ply(), ("Red", "Black"));
-    println!("[final FEN \"{}\"]", game.position().fen());
-    Ok(())
+    let game = xiangqi::Game::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    play(args, game, ("Red", "Black"), |game, mv| match args.notation {
+        Notation::Chinese => to_chinese(game.position(), mv),
+        Notation::Uci => mv.to_string(),
+        _ => to_wxf(game.position(), mv),
+    })
 }
 
 fn run_draughts(args: &RandomGameArgs) -> Result<()> {
     use draughts::notation::{to_hub, to_pdn};
     let fen = args.fen.as_deref().unwrap_or(draughts::START_FEN);
-    let mut game = draughts::Game::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    let game = draughts::Game::from_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    play(args, game, ("White", "Black"), |game, mv| match args.notation {
+        Notation::Hub => to_hub(&mv),
+        _ => to_pdn(game.position(), &mv),
+    })
+}
+
+/// Plays and prints the game, any game: numbered moves, the result, the final FEN.
+fn play<G: game::Game>(
+    args: &RandomGameArgs,
+    mut game: G,
+    names: (&str, &str),
+    write: impl Fn(&G, G::Move) -> String,
+) -> Result<()> {
     let mut rng = StdRng::seed_from_u64(args.seed);
-    println!("[FEN \"{}\"]", game.position().fen());
+    println!("[FEN \"{}\"]", game.fen());
     let mut line = String::new();
     let mut number = 1;
-    while game.ply() < args.max_plies {
-        if game.outcome().is_some() {
-            break;
-        }
-        let pos = *game.position();
-        let moves = pos.legal_moves();
+    while game.ply() < args.max_plies && game.outcome().is_none() {
+        let moves = game.legal_moves();
+        let moves = moves.as_ref();
         let mv = moves[rng.random_range(0..moves.len())];
-        let text = match args.notation {
-            Notation::Default | Notation::Pdn => to_pdn(&pos, &mv),
-            Notation::Hub => to_hub(&mv),
-            _ => unreachable!("checked in run"),
-        };
-        if pos.side_to_move() == draughts::Color::White {
+        let first = game.side_to_move() == game::Side::First;
+        if first {
             line.push_str(&format!("{number}. "));
         } else if game.ply() == 0 {
             line.push_str(&format!("{number}... "));
         }
-        if pos.side_to_move() == draughts::Color::Black {
+        if !first {
             number += 1;
         }
-        line.push_str(&text);
+        line.push_str(&write(&game, mv));
         line.push(' ');
         if line.len() > 72 {
             println!("{}", line.trim_end());
@@ -137,8 +115,8 @@ fn run_draughts(args: &RandomGameArgs) -> Result<()> {
     if !line.is_empty() {
         println!("{}", line.trim_end());
     }
-    report_end(game.outcome(), game.ply(), ("White", "Black"));
-    println!("[final FEN \"{}\"]", game.position().fen());
+    report_end(game.outcome(), game.ply(), names);
+    println!("[final FEN \"{}\"]", game.fen());
     Ok(())
 }
 
