@@ -1,6 +1,7 @@
 //! `qizero`: the command-line front end. Each subcommand parses its arguments, calls into the
 //! library crates and reports; the work itself lives in the libraries.
 
+mod bench;
 mod perft;
 mod random_game;
 
@@ -33,6 +34,9 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Play one seeded game of random legal moves and print it (moves, result, final FEN).
     RandomGame(random_game::RandomGameArgs),
+    /// Benchmarks with deterministic signatures.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => perft::run(&args),
         Command::RandomGame(args) => random_game::run(&args),
+        Command::Bench(cmd) => bench::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -262,15 +262,37 @@ impl Game {
         Some(ply.mv)
     }
 
-    /// True if the current position occurred at least twice before, within the window of
-    /// positions that can repeat (see the module docs).
-    fn is_third_repetition(&self) -> bool {
+    /// True if the current position occurred at least twice before within the window of
+    /// positions that can repeat (see the module docs), or once at or after `root_ply`.
+    fn is_repetition(&self, root_ply: usize) -> bool {
         let n = self.history.len();
         let window = (self.reversible as usize).min(n);
         let key = self.pos.key();
         // history[n - d].key is the position d plies ago. Same side to move means even d, and a
         // position cannot come back after 2 plies: neither side can undo the other's move.
-        (4..=window).step_by(2).filter(|&d| self.history[n - d].key == key).nth(1).is_some()
+        let mut earlier = (4..=window).step_by(2).filter(|&d| self.history[n - d].key == key);
+        match earlier.next() {
+            None => false,
+            Some(d) => n - d >= root_ply || earlier.next().is_some(),
+        }
+    }
+
+    /// The result by the draw rules alone (repetition, 25-move, 16-move and 5-move rules), for
+    /// search, which sees a side without moves by itself. A position recurring with its earlier
+    /// occurrence at or after `root_ply` (inside the search tree) is a draw at its first
+    /// recurrence; otherwise three occurrences are needed, as in a game.
+    #[must_use]
+    pub fn rule_outcome(&self, root_ply: usize) -> Option<Outcome> {
+        if self.is_repetition(root_ply) {
+            return Some(Outcome::Draw(DrawReason::Repetition));
+        }
+        if self.reversible >= KING_MOVES_PLIES {
+            return Some(Outcome::Draw(DrawReason::KingMoves));
+        }
+        if self.endgame_limit().is_some_and(|limit| self.endgame >= limit) {
+            return Some(Outcome::Draw(DrawReason::Endgame));
+        }
+        None
     }
 
     /// How the game has ended, if it has; see the module docs for the rules and their order.
@@ -281,16 +303,7 @@ impl Game {
             let winner = (!self.pos.side_to_move()).into();
             return Some(Outcome::Win { winner, reason: WinReason::NoMoves });
         }
-        if self.is_third_repetition() {
-            return Some(Outcome::Draw(DrawReason::Repetition));
-        }
-        if self.reversible >= KING_MOVES_PLIES {
-            return Some(Outcome::Draw(DrawReason::KingMoves));
-        }
-        if self.endgame_limit().is_some_and(|limit| self.endgame >= limit) {
-            return Some(Outcome::Draw(DrawReason::Endgame));
-        }
-        None
+        self.rule_outcome(self.history.len())
     }
 }
 

@@ -208,6 +208,29 @@ impl Position {
         self.key = undo.key;
     }
 
+    /// Passes the move (null move, for search): only the side to move changes; the capture clock
+    /// is kept. The side to move must not be in check.
+    #[inline]
+    pub fn make_null(&mut self) -> Undo {
+        let undo = Undo { captured: None, rule_plies: self.rule_plies, key: self.key };
+        if self.side == Color::Black {
+            self.fullmove += 1;
+        }
+        self.side = !self.side;
+        self.key ^= zobrist::BLACK_TO_MOVE;
+        undo
+    }
+
+    /// Takes back [`Position::make_null`].
+    #[inline]
+    pub fn unmake_null(&mut self, undo: Undo) {
+        self.side = !self.side;
+        if self.side == Color::Black {
+            self.fullmove -= 1;
+        }
+        self.key = undo.key;
+    }
+
     /// The position after `mv` (copy-make), leaving `self` unchanged.
     #[must_use]
     pub fn after(&self, mv: Move) -> Position {

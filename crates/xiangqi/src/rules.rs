@@ -38,6 +38,9 @@ use std::fmt;
 /// Plies without a capture after which the game is drawn.
 pub const MOVE_RULE_PLIES: u16 = 120;
 
+/// What [`Game::undo`] returns for a null move: a from-to pair no piece can make.
+const NULL_MOVE: Move = Move::NULL;
+
 /// One move of the history.
 #[derive(Copy, Clone, Debug)]
 struct Ply {
@@ -45,6 +48,9 @@ struct Ply {
     undo: Undo,
     /// True if the move gave check.
     check: bool,
+    /// True for a null move (a search device: the side to move passes). Repetitions never
+    /// reach back across one.
+    null: bool,
 }
 
 /// A xiangqi game: the start position, the moves played, and the current position.
@@ -155,7 +161,7 @@ impl Game {
         debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos.fen());
         let undo = self.pos.make(mv);
         let check = self.pos.in_check();
-        self.history.push(Ply { mv, undo, check });
+        self.history.push(Ply { mv, undo, check, null: false });
     }
 
     /// Reads a move (UCI, WXF or Chinese notation), checks it is legal, and plays it.
@@ -168,11 +174,44 @@ impl Game {
         Ok(mv)
     }
 
-    /// Takes back the last move; `None` if no move has been played.
+    /// Takes back the last move; `None` if no move has been played. Takes back a null move
+    /// too (returning the null placeholder move), so search can undo either with one call.
     pub fn undo(&mut self) -> Option<Move> {
         let ply = self.history.pop()?;
-        self.pos.unmake(ply.mv, ply.undo);
+        if ply.null {
+            self.pos.unmake_null(ply.undo);
+        } else {
+            self.pos.unmake(ply.mv, ply.undo);
+        }
         Some(ply.mv)
+    }
+
+    /// Passes the move to the other side (a search device for null-move pruning; the side to
+    /// move must not be in check). Undo it with [`Game::undo`].
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.pos.in_check());
+        let undo = self.pos.make_null();
+        self.history.push(Ply { mv: NULL_MOVE, undo, check: false, null: true });
+    }
+
+    /// The result by the history rules alone (repetition, the move rule, material), for search.
+    /// Having no legal move is left to the search, which sees it anyway. A position recurring
+    /// with its earlier occurrence at or after `root_ply` (inside the search tree) is judged at
+    /// its first recurrence, the cycle being the moves since; one whose earlier occurrences all
+    /// lie before the root needs three occurrences, as in a game. With `root_ply` equal to
+    /// [`Game::ply`] this is [`Game::outcome`] without the no-legal-move rule.
+    #[must_use]
+    pub fn rule_outcome(&self, root_ply: usize) -> Option<Outcome> {
+        if let Some(span) = self.repetition_span(root_ply) {
+            return Some(self.judge_repetition(span));
+        }
+        if self.pos.rule_plies() >= MOVE_RULE_PLIES {
+            return Some(Outcome::Draw(DrawReason::MoveRule));
+        }
+        if self.insufficient_material() {
+            return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
+        }
+        None
     }
 
     /// The key of the position before history move `i`.
@@ -180,17 +219,20 @@ impl Game {
         self.history[i].undo.key
     }
 
-    /// If the current position occurs for the third time, how many plies back its first
-    /// occurrence was.
-    fn repetition_span(&self) -> Option<usize> {
+    /// If the current position recurs for the third time (or, with its earlier occurrence at
+    /// or after `root_ply`, for the second), how many plies back the cycle starts.
+    fn repetition_span(&self, root_ply: usize) -> Option<usize> {
         let n = self.history.len();
-        let window = usize::from(self.pos.rule_plies()).min(n);
+        let mut window = usize::from(self.pos.rule_plies()).min(n);
+        if let Some(null) = self.history.iter().rposition(|p| p.null) {
+            window = window.min(n - null - 1);
+        }
         let key = self.pos.key();
         let mut seen = 0;
         for d in (4..=window).step_by(2) {
             if self.key_before(n - d) == key {
                 seen += 1;
-                if seen == 2 {
+                if seen == 2 || n - d >= root_ply {
                     return Some(d);
                 }
             }
@@ -240,16 +282,7 @@ impl Game {
             let reason = if self.pos.in_check() { WinReason::Checkmate } else { WinReason::Stalemate };
             return Some(Outcome::Win { winner: (!us).into(), reason });
         }
-        if let Some(span) = self.repetition_span() {
-            return Some(self.judge_repetition(span));
-        }
-        if self.pos.rule_plies() >= MOVE_RULE_PLIES {
-            return Some(Outcome::Draw(DrawReason::MoveRule));
-        }
-        if self.insufficient_material() {
-            return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
-        }
-        None
+        self.rule_outcome(self.history.len())
     }
 }
 
@@ -405,6 +438,27 @@ mod tests {
             Some(Outcome::Draw(DrawReason::InsufficientMaterial))
         );
         assert_eq!(game("3ak4/4a4/4b4/9/9/9/4p4/4B4/4A4/3K1A3 w").outcome(), None);
+    }
+
+    #[test]
+    fn search_judges_a_repetition_inside_the_tree_at_its_first_recurrence() {
+        let mut g = game(crate::START_FEN);
+        play(&mut g, "h2e2 h9g7 e2h2 g7h9");
+        // Back at the start position: a game goes on (second occurrence)...
+        assert_eq!(g.outcome(), None);
+        assert_eq!(g.rule_outcome(4), None);
+        // ...but a search rooted before the cycle sees a draw.
+        assert_eq!(g.rule_outcome(0), Some(Outcome::Draw(DrawReason::Repetition)));
+        // A null move cuts the window: nothing before it can repeat.
+        let mut n = game(crate::START_FEN);
+        play(&mut n, "h2e2 h9g7");
+        n.play_null();
+        play(&mut n, "h7h6");
+        assert_eq!(n.rule_outcome(0), None);
+        assert_eq!(n.undo().map(|m| m.to_string()), Some("h7h6".into()));
+        assert_eq!(n.undo(), Some(Move::NULL));
+        assert_eq!(n.position().side_to_move(), Color::Red);
+        assert!(n.position().is_consistent());
     }
 
     #[test]

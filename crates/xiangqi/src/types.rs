@@ -326,6 +326,9 @@ impl fmt::Debug for Square {
 pub struct Move(u16);
 
 impl Move {
+    /// A placeholder that is never a legal move (a1a1): stands for a null move in search.
+    pub const NULL: Move = Move(0);
+
     /// The move from `from` to `to`.
     #[inline]
     #[must_use]

@@ -1,0 +1,44 @@
+//! `qizero bench ...`: benchmarks whose node counts are deterministic signatures.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+/// The benchmarks.
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Alpha-beta search on fixed positions at fixed depth, one thread: prints each position's
+    /// node count and best move, then the total (the signature: it changes only when search
+    /// behaviour changes) and nodes per second.
+    Alphabeta(AlphabetaArgs),
+}
+
+/// Arguments of `qizero bench alphabeta`.
+#[derive(Args)]
+pub struct AlphabetaArgs {
+    /// Search depth for xiangqi positions.
+    #[arg(long, default_value_t = 7)]
+    xiangqi_depth: u32,
+    /// Search depth for draughts positions.
+    #[arg(long, default_value_t = 9)]
+    draughts_depth: u32,
+}
+
+/// Runs a `qizero bench` command.
+pub fn run(cmd: &BenchCommand) -> Result<()> {
+    match cmd {
+        BenchCommand::Alphabeta(args) => alphabeta(args),
+    }
+}
+
+fn alphabeta(args: &AlphabetaArgs) -> Result<()> {
+    use alphabeta::bench;
+    let print = |fen: &str, nodes: u64, best: String| println!("{nodes:>12}  {best:<12} {fen}");
+    println!("xiangqi, depth {}:", args.xiangqi_depth);
+    let x = bench::run::<xiangqi::Game>(bench::XIANGQI_POSITIONS, args.xiangqi_depth, print)?;
+    println!("draughts, depth {}:", args.draughts_depth);
+    let d = bench::run::<draughts::Game>(bench::DRAUGHTS_POSITIONS, args.draughts_depth, print)?;
+    println!("xiangqi  nodes {} nps {}", x.nodes, x.nps());
+    println!("draughts nodes {} nps {}", d.nodes, d.nps());
+    println!("signature {}", x.nodes + d.nodes);
+    Ok(())
+}
