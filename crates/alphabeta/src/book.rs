@@ -96,3 +96,32 @@ impl<G: SearchGame> Book<G> {
         None
     }
 }
+
+/// The xiangqi book shipped with qizero (`data/books/xiangqi.txt`, compiled in).
+///
+/// # Panics
+/// Never for a committed book: `tests` read it.
+#[must_use]
+pub fn xiangqi() -> Book<xiangqi::Game> {
+    Book::from_text(include_str!("../../../data/books/xiangqi.txt"))
+        .unwrap_or_else(|e| panic!("data/books/xiangqi.txt: {e}"))
+}
+
+/// The draughts book shipped with qizero (`data/books/draughts.txt`, compiled in).
+///
+/// # Panics
+/// Never for a committed book: `tests` read it.
+#[must_use]
+pub fn draughts() -> Book<draughts::Game> {
+    Book::from_text(include_str!("../../../data/books/draughts.txt"))
+        .unwrap_or_else(|e| panic!("data/books/draughts.txt: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shipped_books_read() {
+        assert!(!super::xiangqi().is_empty());
+        assert!(!super::draughts().is_empty());
+    }
+}
