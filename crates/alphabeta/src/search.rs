@@ -249,6 +249,8 @@ struct Worker<'a, G: SearchGame> {
     killers: [[u32; 2]; MAX_PLY + 1],
     history: Vec<i32>,
     pv: Vec<Vec<G::Move>>,
+    /// Ordering keys per ply, reused so nodes do not allocate.
+    keys: Vec<Vec<i64>>,
     aborted: bool,
 }
 
@@ -300,6 +302,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             killers: [[0; 2]; MAX_PLY + 1],
             history: vec![0; HISTORY_SIZE],
             pv: vec![Vec::new(); MAX_PLY + 2],
+            keys: vec![Vec::new(); MAX_PLY + 2],
             aborted: false,
         }
     }
@@ -412,8 +415,9 @@ impl<'a, G: SearchGame> Worker<'a, G> {
         result
     }
 
-    /// Orders `moves` in place: hash move, captures (best victim first), killers, history.
-    fn order(&self, moves: &mut [G::Move], tt_move: u32, ply: usize) {
+    /// Ordering keys for `moves`, into `keys`: hash move, captures (best victim first), killers,
+    /// history.
+    fn order_keys(&self, moves: &[G::Move], tt_move: u32, ply: usize, keys: &mut Vec<i64>) {
         let score = |mv: &G::Move| -> i64 {
             let id = G::move_id(mv);
             if id == tt_move && tt_move != 0 {
@@ -428,7 +432,8 @@ impl<'a, G: SearchGame> Worker<'a, G> {
                 i64::from(self.history[history_index(id)])
             }
         };
-        moves.sort_by_cached_key(|m| std::cmp::Reverse(score(m)));
+        keys.clear();
+        keys.extend(moves.iter().map(score));
     }
 
     fn search(&mut self, mut depth: i32, ply: usize, mut alpha: i32, mut beta: i32, pv_node: bool) -> i32 {
@@ -515,19 +520,22 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             tt_move = self.shared.tt.probe(key).map_or(0, |e| e.move_id);
         }
 
-        let list = self.game.legal_moves();
-        let mut moves: Vec<G::Move> = list.as_ref().to_vec();
+        let mut list = self.game.legal_moves();
+        let moves = list.as_mut();
         if moves.is_empty() {
             // No legal move loses, in both games (xiangqi stalemate included).
             return -MATE + ply as i32;
         }
-        self.order(&mut moves, tt_move, ply);
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        self.order_keys(moves, tt_move, ply, &mut keys);
 
         let alpha_orig = alpha;
         let mut best = -INFINITE;
         let mut best_id = 0;
         let mut quiets_tried: Vec<u32> = Vec::new();
-        for (i, mv) in moves.iter().enumerate() {
+        for i in 0..moves.len() {
+            pick_next(moves, &mut keys, i);
+            let mv = &moves[i];
             let capture = self.game.is_capture(mv);
             let id = G::move_id(mv);
             let quiet = !capture;
@@ -565,6 +573,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             };
             self.game.undo();
             if self.aborted {
+                self.keys[ply] = keys;
                 return 0;
             }
             if quiet {
@@ -588,6 +597,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
                 }
             }
         }
+        self.keys[ply] = keys;
         if best == -INFINITE {
             // Every move was pruned (cannot happen at the first move); treat as a fail low.
             best = alpha;
@@ -629,8 +639,8 @@ impl<'a, G: SearchGame> Worker<'a, G> {
         if ply >= MAX_PLY {
             return self.game.evaluate();
         }
-        let (list, stand_pat_allowed) = self.game.quiescence_moves();
-        let mut moves: Vec<G::Move> = list.as_ref().to_vec();
+        let (mut list, stand_pat_allowed) = self.game.quiescence_moves();
+        let moves = list.as_mut();
         let mut best = -INFINITE;
         let stand_pat = if stand_pat_allowed { self.game.evaluate() } else { -INFINITE };
         if stand_pat_allowed {
@@ -643,8 +653,11 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             // Forced to move (in check) but nothing qualifies: only possible with no legal move.
             return if self.game.legal_moves().as_ref().is_empty() { -MATE + ply as i32 } else { self.game.evaluate() };
         }
-        self.order(&mut moves, 0, ply.min(MAX_PLY));
-        for mv in &moves {
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        self.order_keys(moves, 0, ply, &mut keys);
+        for i in 0..moves.len() {
+            pick_next(moves, &mut keys, i);
+            let mv = &moves[i];
             // Delta pruning: even winning this victim outright cannot reach alpha.
             if stand_pat_allowed && stand_pat + self.game.capture_order(mv) / 16 + 200 < alpha {
                 continue;
@@ -653,6 +666,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             let score = -self.quiescence(ply + 1, -beta, -alpha);
             self.game.undo();
             if self.aborted {
+                self.keys[ply] = keys;
                 return 0;
             }
             if score > best {
@@ -665,6 +679,20 @@ impl<'a, G: SearchGame> Worker<'a, G> {
                 }
             }
         }
+        self.keys[ply] = keys;
         best
     }
+}
+
+/// Moves the best-keyed of `moves[i..]` to position `i` (selection, one step at a time: a
+/// cutoff after the first moves saves ordering the rest).
+fn pick_next<M>(moves: &mut [M], keys: &mut [i64], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if keys[j] > keys[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    keys.swap(i, best);
 }

@@ -164,7 +164,7 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// A move. Small and `Copy`: search stores many of them.
     type Move: Copy + Eq + Hash + fmt::Debug + Send + Sync + 'static;
     /// A fixed-capacity list of moves; building one does not allocate.
-    type MoveList: AsRef<[Self::Move]> + Default;
+    type MoveList: AsRef<[Self::Move]> + AsMut<[Self::Move]> + Default;
     /// The error for bad input to [`Game::from_fen`] and [`Game::parse_move`].
     type Error: std::error::Error + Send + Sync + 'static;
 

@@ -156,6 +156,13 @@ impl Game {
         self.pos.legal_moves()
     }
 
+    /// True if the side to move is in check. Known from the history after a move (each move
+    /// records whether it gave check), so this is free; computed for the start position.
+    #[must_use]
+    pub fn in_check(&self) -> bool {
+        self.history.last().map_or_else(|| self.pos.in_check(), |p| p.check)
+    }
+
     /// Plays `mv`, which must be legal in the current position (checked in debug builds).
     pub fn play(&mut self, mv: Move) {
         debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos.fen());
