@@ -34,7 +34,9 @@ pub trait SearchGame: game::Game {
     /// Static evaluation from the side to move's view, in hundredths of a unit piece.
     fn evaluate(&self) -> i32;
 
-    /// True if the side to move is in check (never, in draughts).
+    /// True if the side to move is under a forcing threat: in check (xiangqi), or obliged to
+    /// capture (draughts). The search treats such a node as forcing: it extends it by a ply,
+    /// prunes nothing there, and never reduces or prunes a move that leads to one.
     fn in_check(&self) -> bool;
 
     /// True if `mv` captures.

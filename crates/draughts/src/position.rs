@@ -163,6 +163,23 @@ impl Position {
         }
     }
 
+    /// `color`'s men and kings as a mask: bit [`Square::bit_index`] is set for each square held.
+    /// For evaluation code that works on whole-board masks; see the crate's `bitboard` module
+    /// for the layout (a ghost bit after every ten squares, so the four diagonal steps are the
+    /// shifts -6, -5, +5, +6 everywhere).
+    #[inline]
+    #[must_use]
+    pub fn pieces_mask(&self, color: Color) -> u64 {
+        self.pieces[color.index()]
+    }
+
+    /// The kings of both colours, as a mask laid out like [`Position::pieces_mask`].
+    #[inline]
+    #[must_use]
+    pub fn kings_mask(&self) -> u64 {
+        self.kings
+    }
+
     /// All occupied squares, as a mask.
     #[inline]
     pub(crate) fn occupied(&self) -> u64 {

@@ -14,7 +14,7 @@
 //!
 //! Over the moves of a repetition cycle, a side *perpetually chases* when some enemy piece
 //! (followed by identity as it moves) is newly chased by every one of that side's moves: attacked
-//! after the move and not before it. [`perpetual_chasers`] returns, for each side, whether such a
+//! after the move and not before it. `perpetual_chasers` returns, for each side, whether such a
 //! piece exists.
 //!
 //! Simplifications against the full Asian Xiangqi Federation rules (as in Pikafish): no

@@ -12,7 +12,7 @@
 
 mod attacks;
 mod bitboard;
-mod chase;
+pub mod chase;
 mod fen;
 mod movegen;
 pub mod notation;
