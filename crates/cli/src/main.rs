@@ -2,8 +2,13 @@
 //! library crates and reports; the work itself lives in the libraries.
 
 mod bench;
+mod hub;
+mod match_cmd;
 mod perft;
+mod protocol;
 mod random_game;
+mod search_thread;
+mod uci;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -37,6 +42,30 @@ enum Command {
     /// Benchmarks with deterministic signatures.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Run the alpha-beta engine for xiangqi as a UCI engine (UCCI too), for GUIs and match runners.
+    ///
+    /// Speaks UCI on standard input and output as Pikafish does: moves in coordinates with
+    /// ranks 0-9 from Red's side (`h2e2`), FEN as Pikafish writes it. Options: Hash (MiB),
+    /// Threads, OwnBook (the shipped opening book). `go` takes depth, nodes, movetime,
+    /// wtime/btime/winc/binc/movestogo, infinite and ponder; the search runs in the background,
+    /// so `stop` and `isready` are answered at once. Greeted with `ucci`, it answers in UCCI.
+    /// Bad input gets `info string error: ...` and changes nothing. Type `uci` to begin.
+    Uci(uci::UciArgs),
+    /// Run the alpha-beta engine for international draughts over Scan's Hub protocol (version 2).
+    ///
+    /// For the Hub GUI and match runners: `hub`, `init`, `pos pos=<W|B + 50 squares>
+    /// moves="..."`, `level ...`, `go think|ponder|analyze`, `stop`, `ping`, `quit`, moves in Hub
+    /// notation (`32-28`, `28x19x23`). Parameters: book, hash (MiB), threads. Bad input gets
+    /// `error message="..."` and changes nothing. Type `hub` to begin.
+    Hub(hub::HubArgs),
+    /// Play a match between two agents and rate A against B.
+    ///
+    /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
+    /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
+    /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
+    /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
+    /// 95% interval).
+    Match(Box<match_cmd::MatchArgs>),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +74,9 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::RandomGame(args) => random_game::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
+        Command::Uci(args) => uci::run(&args),
+        Command::Hub(args) => hub::run(&args),
+        Command::Match(args) => match_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,123 @@
+//! The [`Agent`] trait: anything that picks a move, and [`AgentError`], everything that can go
+//! wrong while it does.
+//!
+//! An agent is configured once (limits, hash, engine options are part of its config, see
+//! [`crate::spec`]) and then asked for a move in one position after another. The match runner
+//! treats every error from an agent the same way: the agent forfeits the game, the error's text
+//! is recorded as the reason, and the match goes on with fresh agent instances.
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+/// A player: picks a move for game `G`.
+///
+/// `Send` so that agents can be built on one thread and played on another.
+pub trait Agent<G: game::Game>: Send {
+    /// A short name for records and reports: the spec, or what an engine calls itself.
+    fn name(&self) -> String;
+
+    /// Prepares for a new game (clears tables; an engine agent restarts its process if an earlier
+    /// error left it unusable).
+    ///
+    /// # Errors
+    /// An engine that cannot be (re)started or does not answer.
+    fn new_game(&mut self) -> Result<(), AgentError>;
+
+    /// Picks a move for the side to move in `game`, which carries the whole history since its
+    /// start position. Called only when the game is not over.
+    ///
+    /// # Errors
+    /// Whatever stops the agent from giving a legal move: a crash, a timeout, garbage, an illegal
+    /// move. The caller forfeits the game for this agent.
+    fn choose(&mut self, game: &G) -> Result<G::Move, AgentError>;
+}
+
+/// Why an agent gave no legal move.
+#[derive(Debug)]
+pub enum AgentError {
+    /// The engine program could not be started.
+    Spawn {
+        /// The program as given.
+        program: String,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// The engine exited or closed its output.
+    Crashed {
+        /// The engine (program or `id name`).
+        engine: String,
+        /// Exit status and the last lines of its standard error, when known.
+        detail: String,
+    },
+    /// The engine did not answer in time.
+    Timeout {
+        /// The engine.
+        engine: String,
+        /// The answer awaited (`uciok`, `bestmove`, `done`...).
+        waiting_for: &'static str,
+        /// How long we waited.
+        after: Duration,
+    },
+    /// The engine answered outside the protocol.
+    Garbage {
+        /// The engine.
+        engine: String,
+        /// The line it sent.
+        line: String,
+        /// What a correct line looks like.
+        expected: &'static str,
+    },
+    /// The move is not legal in the position.
+    IllegalMove {
+        /// The agent.
+        agent: String,
+        /// The move as the agent gave it.
+        text: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The agent gave no move although the game is not over.
+    NoMove {
+        /// The agent.
+        agent: String,
+    },
+    /// Talking to the engine failed.
+    Io {
+        /// The engine.
+        engine: String,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// The agent does not play this game (a UCI engine for draughts, a Hub engine for xiangqi).
+    WrongGame {
+        /// The agent spec.
+        spec: String,
+        /// The game asked for.
+        game: &'static str,
+    },
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentError::Spawn { program, source } => write!(f, "cannot start engine '{program}': {source}"),
+            AgentError::Crashed { engine, detail } => write!(f, "engine '{engine}' exited ({detail})"),
+            AgentError::Timeout { engine, waiting_for, after } => {
+                write!(f, "engine '{engine}' sent no '{waiting_for}' within {} ms", after.as_millis())
+            }
+            AgentError::Garbage { engine, line, expected } => {
+                write!(f, "engine '{engine}' sent {line:?}, expected {expected}")
+            }
+            AgentError::IllegalMove { agent, text, reason } => {
+                write!(f, "'{agent}' played the illegal move {text:?}: {reason}")
+            }
+            AgentError::NoMove { agent } => write!(f, "'{agent}' gave no move in a game that is not over"),
+            AgentError::Io { engine, source } => write!(f, "cannot talk to engine '{engine}': {source}"),
+            AgentError::WrongGame { spec, game } => write!(f, "agent '{spec}' does not play {game}"),
+        }
+    }
+}
+
+/// The operating system's reason is part of the message, so `source` gives nothing more.
+impl std::error::Error for AgentError {}

@@ -1,0 +1,40 @@
+//! The arena: agents, matches between them, Elo, and the engine protocols that let external
+//! engines take part.
+//!
+//! - [`Agent`]: anything that picks a move for a [`game::Game`]: [`RandomAgent`],
+//!   [`AlphaBetaAgent`] (our engine, in process), [`UciAgent`] (any UCI xiangqi engine:
+//!   Fairy-Stockfish, Pikafish, `qizero uci`) and [`HubAgent`] (any Hub draughts engine: Scan,
+//!   `scripts/dame-hub`). Later: MCTS with a net.
+//! - [`spec`]: the one-line agent specs the command line takes (`alphabeta:depth=4`,
+//!   `uci:/usr/games/fairy-stockfish,movetime=200`), and [`build_agent`] to make one.
+//! - [`run_match`]: A against B from a set of openings (each twice, colours swapped), games in
+//!   parallel, results by the game layer's rules, forfeits for agents that fail, a game-length
+//!   cap, one record per game ([`record`]: PGN-style for xiangqi, PDN for draughts).
+//! - [`elo`]: the score, the Elo it implies and its 95% interval.
+//! - [`openings`]: reading openings files; the shipped ones are compiled in.
+//!
+//! The library reads no file and no environment variable: openings come as text, records go to
+//! the directory it is handed, engines are the programs the specs name.
+
+mod agent;
+mod alphabeta_agent;
+pub mod elo;
+mod engine;
+mod games;
+pub mod hub;
+pub mod openings;
+mod random;
+pub mod record;
+mod runner;
+pub mod spec;
+pub mod uci;
+
+pub use agent::{Agent, AgentError};
+pub use alphabeta_agent::AlphaBetaAgent;
+pub use elo::Score;
+pub use games::ArenaGame;
+pub use hub::HubAgent;
+pub use random::RandomAgent;
+pub use runner::{GameResult, MatchConfig, MatchError, MatchResult, build_agent, run_match, termination};
+pub use spec::{AgentSpec, SpecError};
+pub use uci::UciAgent;

@@ -1,0 +1,398 @@
+//! The match runner: agent A against agent B over a set of openings, games in parallel.
+//!
+//! Game `i` (from 0) starts from opening `(i / 2) mod n`, A playing Red/White when `i` is even: each
+//! opening is played twice with colours swapped. Every game gets fresh agent instances, built
+//! from the specs with a seed derived from the match seed and the game number, so a game's
+//! result does not depend on which thread played it or what it played before (with depth or
+//! node limits the whole match is reproducible; time limits are not). An engine process thus
+//! lives for one game: a crash or a hang costs that game and nothing more.
+//!
+//! Only the game layer ends a game ([`game::Game::outcome`]), plus two things outside the
+//! rules: a game that reaches `max_plies` plies is a draw ([`DrawReason::Cap`]), and an agent
+//! that fails to give a legal move (error, crash, timeout, garbage, illegal move) forfeits
+//! ([`WinReason::Forfeit`]) with the reason recorded.
+
+use crate::ArenaGame;
+use crate::agent::{Agent, AgentError};
+use crate::elo::Score;
+use crate::record::{GameRecord, today};
+use crate::spec::{AgentKind, AgentSpec, SpecError};
+use crate::{alphabeta_agent::AlphaBetaAgent, random::RandomAgent};
+use game::{DrawReason, Outcome, Side, WinReason};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+/// How a match is run.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Games in all (default 2). Odd counts leave the last opening played once.
+    pub games: usize,
+    /// Games played at the same time, each on its own thread (default 1).
+    pub concurrency: usize,
+    /// Time per move for agents whose spec sets no limit (default 100 ms).
+    pub movetime: Duration,
+    /// A game reaching this many plies is adjudicated a draw (default 400).
+    pub max_plies: usize,
+    /// Seed for every random choice (default 1).
+    pub seed: u64,
+    /// Where to write one record per game (`None`: nowhere).
+    pub out_dir: Option<PathBuf>,
+    /// `Event` tag of the records.
+    pub event: String,
+}
+
+impl Default for MatchConfig {
+    fn default() -> MatchConfig {
+        MatchConfig {
+            games: 2,
+            concurrency: 1,
+            movetime: Duration::from_millis(100),
+            max_plies: 400,
+            seed: 1,
+            out_dir: None,
+            event: "qizero match".to_string(),
+        }
+    }
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug)]
+pub struct GameResult {
+    /// The game's number in the match, from 0.
+    pub index: usize,
+    /// Which opening it started from (index into the openings given).
+    pub opening: usize,
+    /// The side A played.
+    pub a_side: Side,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why a side forfeited, if one did.
+    pub forfeit: Option<String>,
+    /// Plies played from the opening position.
+    pub plies: usize,
+    /// The record (also written to the output directory, if any).
+    pub record: GameRecord,
+}
+
+impl GameResult {
+    /// A's points: 1, 0.5 or 0.
+    #[must_use]
+    pub fn points_for_a(&self) -> f64 {
+        f64::from(self.outcome.value_for(self.a_side) + 1.0) / 2.0
+    }
+}
+
+/// A finished match.
+#[derive(Clone, Debug)]
+pub struct MatchResult {
+    /// A's wins, draws and losses.
+    pub score: Score,
+    /// Every game, by number.
+    pub games: Vec<GameResult>,
+}
+
+/// Why a match could not be played.
+#[derive(Debug)]
+pub enum MatchError {
+    /// An agent does not play this game.
+    Spec {
+        /// `A` or `B`.
+        which: &'static str,
+        /// Why.
+        source: SpecError,
+    },
+    /// An agent could not be started before the first game.
+    Agent {
+        /// `A` or `B`.
+        which: &'static str,
+        /// Why.
+        source: AgentError,
+    },
+    /// No openings were given.
+    NoOpenings,
+    /// A record could not be written.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MatchError::Spec { which, source } => write!(f, "agent {which}: {source}"),
+            MatchError::Agent { which, source } => write!(f, "agent {which}: {source}"),
+            MatchError::NoOpenings => write!(f, "no openings to play"),
+            MatchError::Write { path, source } => write!(f, "cannot write {}: {source}", path.display()),
+        }
+    }
+}
+
+/// Each cause is part of the message, so `source` gives nothing more.
+impl std::error::Error for MatchError {}
+
+/// Builds the agent a spec describes, for game `G`; `movetime` is the time per move when the
+/// spec sets no limit, `seed` drives its random choices.
+///
+/// # Errors
+/// An engine that cannot be started, or a spec for the other game's protocol.
+pub fn build_agent<G: ArenaGame>(
+    spec: &AgentSpec,
+    movetime: Duration,
+    seed: u64,
+) -> Result<Box<dyn Agent<G>>, AgentError> {
+    match &spec.kind {
+        AgentKind::Random { seed: extra } => Ok(Box::new(RandomAgent::new(mix(seed ^ mix(*extra))))),
+        AgentKind::AlphaBeta(ab) => Ok(Box::new(AlphaBetaAgent::<G>::new(&spec.text, ab, movetime, seed))),
+        AgentKind::Uci(_) | AgentKind::Hub(_) => G::engine_agent(spec, movetime),
+    }
+}
+
+/// SplitMix64's finaliser: spreads a seed over all bits.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The seed of agent `slot` (0 = A, 1 = B) in game `index`.
+fn agent_seed(match_seed: u64, index: usize, slot: u64) -> u64 {
+    mix(match_seed ^ mix(index as u64 * 2 + slot))
+}
+
+/// How a game ended, in words, for the `Termination` tag.
+#[must_use]
+pub fn termination(outcome: Outcome, forfeit: Option<&str>, max_plies: usize) -> String {
+    match outcome {
+        Outcome::Win { reason, .. } => match reason {
+            WinReason::Checkmate => "checkmate".to_string(),
+            WinReason::Stalemate => "stalemate (no legal move)".to_string(),
+            WinReason::NoMoves => "no legal move".to_string(),
+            WinReason::PerpetualCheck => "perpetual check".to_string(),
+            WinReason::PerpetualChase => "perpetual chase".to_string(),
+            WinReason::Resignation => "resignation".to_string(),
+            WinReason::Forfeit => format!("forfeit: {}", forfeit.unwrap_or("no reason given")),
+            WinReason::Adjudication => "adjudication".to_string(),
+        },
+        Outcome::Draw(reason) => match reason {
+            DrawReason::Repetition => "draw by repetition".to_string(),
+            DrawReason::MoveRule => "draw by the move-count rule".to_string(),
+            DrawReason::InsufficientMaterial => "draw by insufficient material".to_string(),
+            DrawReason::KingMoves => "draw by the 25-move king rule".to_string(),
+            DrawReason::Endgame => "draw by the endgame rule".to_string(),
+            DrawReason::Adjudication => "draw by adjudication".to_string(),
+            DrawReason::Cap => format!("draw by the game length cap ({max_plies} plies)"),
+        },
+    }
+}
+
+/// A game as played, before it becomes a record.
+struct Played {
+    outcome: Outcome,
+    forfeit: Option<String>,
+    moves: Vec<String>,
+    names: [String; 2],
+}
+
+/// Plays one game from `start` between `agents`, by colour (`Side::First`'s agent first; an
+/// agent that could not be built forfeits at once).
+fn play_game<G: ArenaGame>(
+    start: &G,
+    mut agents: [Result<Box<dyn Agent<G>>, AgentError>; 2],
+    specs: [&str; 2],
+    max_plies: usize,
+) -> Played {
+    let names = [0, 1].map(|i| agents[i].as_ref().map_or_else(|_| specs[i].to_string(), |a| a.name()));
+    let forfeit = |side: Side, error: &AgentError| {
+        let reason = format!("{} ({}): {error}", G::SIDE_NAMES[side.index()], names[side.index()]);
+        (Outcome::Win { winner: !side, reason: WinReason::Forfeit }, Some(reason))
+    };
+    let mut game = start.clone();
+    let mut moves = Vec::new();
+    let mut end = None;
+    for side in Side::BOTH {
+        let failure = match &mut agents[side.index()] {
+            Ok(agent) => agent.new_game().err(),
+            Err(e) => {
+                end = Some(forfeit(side, e));
+                break;
+            }
+        };
+        if let Some(e) = failure {
+            end = Some(forfeit(side, &e));
+            break;
+        }
+    }
+    let (outcome, reason) = loop {
+        if let Some(end) = end {
+            break end;
+        }
+        if let Some(outcome) = game.outcome() {
+            break (outcome, None);
+        }
+        if game.ply() - start.ply() >= max_plies {
+            break (Outcome::Draw(DrawReason::Cap), None);
+        }
+        let side = game.side_to_move();
+        let Ok(agent) = &mut agents[side.index()] else {
+            unreachable!("an agent that failed to build forfeited before the first move");
+        };
+        match agent.choose(&game) {
+            Ok(mv) if game.legal_moves().as_ref().contains(&mv) => {
+                moves.push(game.record_move(mv));
+                game.play(mv);
+            }
+            Ok(mv) => {
+                let e = AgentError::IllegalMove {
+                    agent: names[side.index()].clone(),
+                    text: format!("{mv:?}"),
+                    reason: "not legal here".to_string(),
+                };
+                end = Some(forfeit(side, &e));
+            }
+            Err(e) => end = Some(forfeit(side, &e)),
+        }
+    };
+    Played { outcome, forfeit: reason, moves, names }
+}
+
+/// Plays game number `index` of the match (see the module docs) and makes its record.
+fn play_numbered<G: ArenaGame>(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    openings: &[G],
+    config: &MatchConfig,
+    index: usize,
+    date: &str,
+) -> GameResult {
+    let opening = (index / 2) % openings.len();
+    let a_side = if index % 2 == 0 { Side::First } else { Side::Second };
+    let start = &openings[opening];
+    let build = |spec: &AgentSpec, slot| build_agent::<G>(spec, config.movetime, agent_seed(config.seed, index, slot));
+    let (agent_a, agent_b) = (build(a, 0), build(b, 1));
+    // Agents by colour, as `play_game` wants them.
+    let (agents, specs) = if a_side == Side::First {
+        ([agent_a, agent_b], [a.text.as_str(), b.text.as_str()])
+    } else {
+        ([agent_b, agent_a], [b.text.as_str(), a.text.as_str()])
+    };
+    let played = play_game(start, agents, specs, config.max_plies);
+    let fen = start.fen();
+    let record = GameRecord {
+        event: config.event.clone(),
+        site: "qizero arena".to_string(),
+        date: date.to_string(),
+        round: index + 1,
+        side_names: G::SIDE_NAMES,
+        players: played.names,
+        result: G::result_text(played.outcome.winner()).to_string(),
+        first_to_move: start.side_to_move(),
+        first_move_number: G::first_move_number(&fen),
+        fen,
+        termination: termination(played.outcome, played.forfeit.as_deref(), config.max_plies),
+        extra_tags: G::extra_tags().iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect(),
+        comment: played.forfeit.as_ref().map(|r| format!("forfeit: {r}")),
+        moves: played.moves,
+    };
+    GameResult {
+        index,
+        opening,
+        a_side,
+        outcome: played.outcome,
+        forfeit: played.forfeit,
+        plies: record.moves.len(),
+        record,
+    }
+}
+
+/// Writes `text` to `path` through a temporary file, so a reader never sees half a record.
+fn write_atomically(path: &Path, text: &str) -> Result<(), MatchError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|source| MatchError::Write { path: path.to_path_buf(), source })
+}
+
+/// Plays a match of `config.games` games between A and B from `openings` (see the module docs),
+/// calling `on_game` with each finished game and the running score (from A's view) as it comes
+/// in, and writing each game's record to `config.out_dir` if set (`<game>-0001.pgn|pdn`).
+///
+/// # Errors
+/// A spec for the other game, an agent that cannot start before the first game, no openings, or
+/// a record that cannot be written (the match stops).
+pub fn run_match<G: ArenaGame>(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    openings: &[G],
+    config: &MatchConfig,
+    mut on_game: impl FnMut(&GameResult, &Score),
+) -> Result<MatchResult, MatchError> {
+    a.check_game(G::NAME).map_err(|source| MatchError::Spec { which: "A", source })?;
+    b.check_game(G::NAME).map_err(|source| MatchError::Spec { which: "B", source })?;
+    if openings.is_empty() {
+        return Err(MatchError::NoOpenings);
+    }
+    // Start each agent once, so a missing engine or a bad option stops the match here rather
+    // than forfeiting every game.
+    for (which, spec) in [("A", a), ("B", b)] {
+        build_agent::<G>(spec, config.movetime, 0)
+            .and_then(|mut agent| agent.new_game())
+            .map_err(|source| MatchError::Agent { which, source })?;
+    }
+    if let Some(dir) = &config.out_dir {
+        std::fs::create_dir_all(dir).map_err(|source| MatchError::Write { path: dir.clone(), source })?;
+    }
+    let date = today();
+    let next = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let (tx, rx) = channel::<GameResult>();
+    let mut results = Vec::with_capacity(config.games);
+    let mut score = Score::default();
+    let mut failure = None;
+    std::thread::scope(|s| {
+        for _ in 0..config.concurrency.clamp(1, config.games.max(1)) {
+            let tx = tx.clone();
+            let (next, abort, date) = (&next, &abort, &date);
+            s.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.games || abort.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let result = play_numbered(a, b, openings, config, index, date);
+                    if tx.send(result).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for result in rx {
+            if failure.is_some() {
+                continue;
+            }
+            if let Some(dir) = &config.out_dir {
+                let path = dir.join(format!("{}-{:04}.{}", G::NAME, result.index + 1, G::RECORD_EXTENSION));
+                if let Err(e) = write_atomically(&path, &result.record.to_string()) {
+                    failure = Some(e);
+                    abort.store(true, Ordering::Relaxed);
+                    continue;
+                }
+            }
+            score.add(result.points_for_a());
+            on_game(&result, &score);
+            results.push(result);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    results.sort_by_key(|r| r.index);
+    Ok(MatchResult { score, games: results })
+}

@@ -1,0 +1,154 @@
+//! `qizero match`: agent A against agent B, with a progress bar and the score, Elo and its 95%
+//! interval from A's side. The match itself is `arena::run_match`; this module reads the
+//! arguments and the openings file and reports.
+
+use crate::GameName;
+use anyhow::{Context, Result};
+use arena::{AgentSpec, ArenaGame, GameResult, MatchConfig, Score};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `qizero match`.
+#[derive(Args)]
+pub struct MatchArgs {
+    /// The game.
+    #[arg(long, value_enum)]
+    game: GameName,
+    /// Agent A, whose side the score is from: random, alphabeta[:depth=N,movetime=MS,nodes=N,
+    /// hash=MB,book=true], uci:PROGRAM[,movetime=MS,ranks=1-10,Option=value...] (xiangqi) or
+    /// hub:PROGRAM[,...] (draughts).
+    #[arg(long)]
+    a: AgentSpec,
+    /// Agent B, in the same form.
+    #[arg(long)]
+    b: AgentSpec,
+    /// Games in all; each opening is played twice, colours swapped.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    /// Openings file, one FEN per line (default: the shipped data/openings/GAME.txt).
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Games played at once, each on its own thread (default: the number of CPUs).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    concurrency: Option<u64>,
+    /// Milliseconds per move for agents whose spec sets no limit of its own.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    movetime: u64,
+    /// A game reaching this many plies is adjudicated a draw.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
+    max_plies: u64,
+    /// Write one record per game here (PGN-style for xiangqi, PDN for draughts).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Seed for random agents and book choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print a line per finished game.
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// Runs `qizero match`.
+pub fn run(args: &MatchArgs) -> Result<()> {
+    match args.game {
+        GameName::Xiangqi => run_game::<xiangqi::Game>(args),
+        GameName::Draughts => run_game::<draughts::Game>(args),
+    }
+}
+
+fn run_game<G: ArenaGame>(args: &MatchArgs) -> Result<()> {
+    args.a.check_game(G::NAME).context("--a")?;
+    args.b.check_game(G::NAME).context("--b")?;
+    let (openings, source) = match &args.openings {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let openings = arena::openings::parse_openings::<G>(&text).with_context(|| path.display().to_string())?;
+            (openings, path.display().to_string())
+        }
+        None => (arena::openings::shipped::<G>(), format!("data/openings/{}.txt (shipped)", G::NAME)),
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let config = MatchConfig {
+        games: args.games as usize,
+        concurrency: args.concurrency.map_or(cpus, |c| c as usize),
+        movetime: Duration::from_millis(args.movetime),
+        max_plies: args.max_plies as usize,
+        seed: args.seed,
+        out_dir: args.out.clone(),
+        event: format!("qizero match: {} vs {}", args.a, args.b),
+    };
+    println!(
+        "match: {} game(s) of {} between A = {} and B = {}; {} opening(s) from {source}; \
+         {} at once; {} ms per move by default; draw at {} plies",
+        config.games,
+        G::NAME,
+        args.a,
+        args.b,
+        openings.len(),
+        config.concurrency.min(config.games),
+        args.movetime,
+        config.max_plies,
+    );
+
+    let bar = ProgressBar::new(config.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  A: {msg}  eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message("0-0-0");
+    let on_game = |result: &GameResult, score: &Score| {
+        bar.inc(1);
+        bar.set_message(format!("{score} ({:.1}%)", 100.0 * score.fraction()));
+        if args.verbose || result.forfeit.is_some() {
+            let line = describe::<G>(result);
+            bar.suspend(|| eprintln!("{line}"));
+        }
+    };
+    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, on_game);
+    bar.finish_and_clear();
+    let result = result?;
+
+    let mut endings: BTreeMap<String, usize> = BTreeMap::new();
+    for game in &result.games {
+        let ending = game.record.termination.split(':').next().unwrap_or_default().to_string();
+        *endings.entry(ending).or_default() += 1;
+    }
+    let endings: Vec<String> = endings.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let plies: usize = result.games.iter().map(|g| g.plies).sum();
+    println!(
+        "games: {}, average length {:.0} plies; endings: {}",
+        result.games.len(),
+        plies as f64 / result.games.len().max(1) as f64,
+        endings.join(", ")
+    );
+    if let Some(dir) = &args.out {
+        println!("records: {}/{}-NNNN.{}", dir.display(), G::NAME, G::RECORD_EXTENSION);
+    }
+    println!("{}", result.score.summary_line());
+    Ok(())
+}
+
+/// One line on a finished game: number, colours, result, how it ended.
+fn describe<G: ArenaGame>(game: &GameResult) -> String {
+    let a_colour = G::SIDE_NAMES[game.a_side.index()];
+    let points = game.points_for_a();
+    let verdict = if points > 0.75 {
+        "A wins"
+    } else if points < 0.25 {
+        "B wins"
+    } else {
+        "draw"
+    };
+    format!(
+        "game {} (opening {}, A {a_colour}): {} {verdict}, {}, {} plies",
+        game.index + 1,
+        game.opening + 1,
+        game.record.result,
+        game.record.termination,
+        game.plies
+    )
+}
