@@ -262,6 +262,17 @@ impl Game {
         Some(ply.mv)
     }
 
+    /// How many times the current position (board and side to move) occurred earlier within the
+    /// window of positions that can repeat (see the module docs): 0 or 1 while the game goes on,
+    /// 2 at the third occurrence. For the network encoder, which shows it as an input.
+    #[must_use]
+    pub fn repetitions(&self) -> usize {
+        let n = self.history.len();
+        let window = (self.reversible as usize).min(n);
+        let key = self.pos.key();
+        (4..=window).step_by(2).filter(|&d| self.history[n - d].key == key).count()
+    }
+
     /// True if the current position occurred at least twice before within the window of
     /// positions that can repeat (see the module docs), or once at or after `root_ply`.
     fn is_repetition(&self, root_ply: usize) -> bool {

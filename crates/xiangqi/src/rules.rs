@@ -226,14 +226,22 @@ impl Game {
         self.history[i].undo.key
     }
 
-    /// If the current position recurs for the third time (or, with its earlier occurrence at
-    /// or after `root_ply`, for the second), how many plies back the cycle starts.
-    fn repetition_span(&self, root_ply: usize) -> Option<usize> {
+    /// How many plies back an earlier position can equal the current one: not across a capture
+    /// (the capture clock), a null move, or the start of this game's history.
+    fn repetition_window(&self) -> usize {
         let n = self.history.len();
         let mut window = usize::from(self.pos.rule_plies()).min(n);
         if let Some(null) = self.history.iter().rposition(|p| p.null) {
             window = window.min(n - null - 1);
         }
+        window
+    }
+
+    /// If the current position recurs for the third time (or, with its earlier occurrence at
+    /// or after `root_ply`, for the second), how many plies back the cycle starts.
+    fn repetition_span(&self, root_ply: usize) -> Option<usize> {
+        let n = self.history.len();
+        let window = self.repetition_window();
         let key = self.pos.key();
         let mut seen = 0;
         for d in (4..=window).step_by(2) {
@@ -273,6 +281,44 @@ impl Game {
             [false, true] => lose(Color::Black, WinReason::PerpetualChase),
             _ => Outcome::Draw(DrawReason::Repetition),
         }
+    }
+
+    /// How many times the current position (board and side to move) occurred earlier within the
+    /// window a repetition is judged in (see the module docs): 0 or 1 while the game goes on, 2
+    /// at the third occurrence. For the network encoder, which shows it as an input.
+    #[must_use]
+    pub fn repetitions(&self) -> usize {
+        let n = self.history.len();
+        let key = self.pos.key();
+        (4..=self.repetition_window()).step_by(2).filter(|&d| self.key_before(n - d) == key).count()
+    }
+
+    /// How many of `color`'s most recent moves gave check, in a row: 0 if its last move did not
+    /// or it has not moved in this game. A null move ends the run. For the network encoder: the
+    /// perpetual-check rule turns on such runs.
+    #[must_use]
+    pub fn check_streak(&self, color: Color) -> usize {
+        // The last move was played by the side not to move now.
+        let skip = usize::from(color == self.pos.side_to_move());
+        self.history.iter().rev().skip(skip).step_by(2).take_while(|p| p.check).count()
+    }
+
+    /// The position `back` plies ago: 0 is the current one, 1 the one before the last move (a
+    /// null move counts as a ply); `None` if fewer than `back` moves have been played. Copies
+    /// the position and takes the moves back on the copy: no allocation, cost linear in `back`.
+    #[must_use]
+    pub fn previous_position(&self, back: usize) -> Option<Position> {
+        let n = self.history.len();
+        let recent = self.history.get(n.checked_sub(back)?..)?;
+        let mut pos = self.pos.clone();
+        for ply in recent.iter().rev() {
+            if ply.null {
+                pos.unmake_null(ply.undo);
+            } else {
+                pos.unmake(ply.mv, ply.undo);
+            }
+        }
+        Some(pos)
     }
 
     /// True if neither side has a piece that can ever cross the river.
