@@ -63,3 +63,18 @@ ensure_oracles() {
     ensure_pip dame-rs 0.2.0
     ensure_apt fairy-stockfish /usr/games/fairy-stockfish
 }
+
+# ensure_torch: libtorch 2.13.0 from the PyPI torch wheel (the exact version tch 0.26 is built
+# against), linked as .venv/torch so .cargo/config.toml finds it at build time (LIBTORCH) and the
+# binaries at run time (an rpath relative to target/). The wheel brings ~3 GB of CUDA libraries;
+# the same install drives CUDA on a GPU machine.
+ensure_torch() {
+    ensure_venv
+    ensure_pip torch 2.13.0
+    local dir
+    dir=$(.venv/bin/python -c "import os, importlib.util as u; print(os.path.dirname(u.find_spec('torch').origin))")
+    if [ "$(readlink .venv/torch 2>/dev/null)" != "$dir" ]; then
+        say "linking .venv/torch -> $dir"
+        ln -sfn "$dir" .venv/torch
+    fi
+}

@@ -10,6 +10,16 @@ pub enum BenchCommand {
     /// node count and best move, then the total (the signature: it changes only when search
     /// behaviour changes) and nodes per second.
     Alphabeta(AlphabetaArgs),
+    /// Raw forward throughput of the policy-value net at batch sizes 1..1024 (random inputs).
+    Nn(crate::bench_net::NnArgs),
+    /// MCTS speed: simulations/s of one tree with the uniform evaluator; then many games
+    /// against the net through the batching service (simulations/s, evaluations/s, mean batch)
+    /// and the ratio of evaluations/s to the net's raw forward throughput at that batch size.
+    Mcts(crate::bench_net::MctsArgs),
+    /// Trainer throughput: samples/s of the trainer's step (drawing, replaying, encoding and
+    /// augmenting from a window of synthetic shards) against a bare libtorch training step on one
+    /// fixed batch, alternating in rounds; prints both and their ratio.
+    Train(crate::train_cmd::BenchTrainArgs),
 }
 
 /// Arguments of `qizero bench alphabeta`.
@@ -27,6 +37,9 @@ pub struct AlphabetaArgs {
 pub fn run(cmd: &BenchCommand) -> Result<()> {
     match cmd {
         BenchCommand::Alphabeta(args) => alphabeta(args),
+        BenchCommand::Nn(args) => crate::bench_net::bench_nn(args),
+        BenchCommand::Mcts(args) => crate::bench_net::bench_mcts(args),
+        BenchCommand::Train(args) => crate::train_cmd::bench(args),
     }
 }
 

@@ -1,0 +1,181 @@
+//! Checkpoints: a net's weights in a safetensors file, with metadata that says what they are.
+//!
+//! Metadata keys (all strings):
+//! | key            | value                                                              |
+//! |----------------|--------------------------------------------------------------------|
+//! | `format`       | `qizero-net-1` (this layout)                                        |
+//! | `game`         | `xiangqi` or `draughts`                                             |
+//! | `encoding`     | the encoding id, e.g. `xiangqi-v1`                                  |
+//! | `architecture` | [`NetConfig::architecture`], e.g. `resnet blocks=6 channels=64 ...` |
+//! | `step`         | the training step that produced the weights                        |
+//! | anything else  | free-form notes from the caller (lineage lives in the run directory) |
+//!
+//! Every tensor is stored as `F32` whatever precision the net runs in, under the name libtorch's
+//! variable store gives it (`block0.conv1.weight`, `stem_bn.running_mean`, ...), batch-norm running
+//! statistics included. A file is written to a temporary name and renamed into place, so a reader
+//! never sees half a checkpoint. Loading refuses a file made for another game, encoding or
+//! architecture, naming which and both values.
+
+use crate::NnError;
+use crate::config::NetConfig;
+use crate::model::PolicyValueNet;
+use safetensors::SafeTensors;
+use safetensors::tensor::{Dtype, TensorView};
+use std::collections::HashMap;
+use std::path::Path;
+use tch::{Device, Kind, Tensor};
+
+/// The value of the `format` metadata key this code writes and reads.
+pub const FORMAT: &str = "qizero-net-1";
+
+/// What a checkpoint says about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointMeta {
+    /// The game.
+    pub game: String,
+    /// The encoding id.
+    pub encoding: String,
+    /// The architecture string.
+    pub architecture: String,
+    /// The training step.
+    pub step: u64,
+    /// Every metadata entry, the ones above included.
+    pub all: HashMap<String, String>,
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> NnError {
+    NnError::Checkpoint { path: path.to_path_buf(), message: e.to_string() }
+}
+
+/// Saves `net` to `path` (safetensors), marking it with `step` and the `extra` metadata.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]) -> Result<(), NnError> {
+    let vars = net.var_store().variables();
+    let mut names: Vec<&String> = vars.keys().collect();
+    names.sort();
+    let mut buffers: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::with_capacity(names.len());
+    for name in names {
+        let t = vars[name].detach().to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+        let shape: Vec<usize> = t.size().iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+        let values = Vec::<f32>::try_from(&t.view([-1])).map_err(|e| io_err(path, e))?;
+        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        buffers.push((name.clone(), shape, bytes));
+    }
+    let mut views = Vec::with_capacity(buffers.len());
+    for (name, shape, bytes) in &buffers {
+        let view = TensorView::new(Dtype::F32, shape.clone(), bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
+        views.push((name.as_str(), view));
+    }
+    let mut meta: HashMap<String, String> = extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    meta.insert("format".into(), FORMAT.into());
+    meta.insert("game".into(), net.game().to_owned());
+    meta.insert("encoding".into(), net.encoding().id.to_owned());
+    meta.insert("architecture".into(), net.config().architecture());
+    meta.insert("step".into(), step.to_string());
+    let bytes = safetensors::serialize(views, &Some(meta)).map_err(|e| io_err(path, format!("{e:?}")))?;
+    let tmp = path.with_extension("safetensors.tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+/// Reads only the metadata of the checkpoint at `path`.
+///
+/// # Errors
+/// The file cannot be read, is not safetensors, or lacks qizero's metadata.
+pub fn read_meta(path: &Path) -> Result<CheckpointMeta, NnError> {
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    meta_of(path, &bytes)
+}
+
+fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, NnError> {
+    let (_, header) =
+        SafeTensors::read_metadata(bytes).map_err(|e| io_err(path, format!("not a safetensors file ({e:?})")))?;
+    let all = header.metadata().clone().unwrap_or_default();
+    let get = |k: &str| {
+        all.get(k).cloned().ok_or_else(|| io_err(path, format!("metadata has no '{k}': not a qizero checkpoint")))
+    };
+    let format = get("format")?;
+    if format != FORMAT {
+        return Err(io_err(path, format!("checkpoint format '{format}', this build reads '{FORMAT}'")));
+    }
+    let step = get("step")?.parse().map_err(|_| io_err(path, "metadata 'step' is not a number"))?;
+    Ok(CheckpointMeta { game: get("game")?, encoding: get("encoding")?, architecture: get("architecture")?, step, all })
+}
+
+/// Loads the checkpoint at `path` into a new net for `game` / `encoding` built from `config`.
+/// The file must have been made for the same game, encoding and architecture.
+///
+/// # Errors
+/// Unreadable or malformed file, a mismatch (naming the field, what the file has and what was
+/// expected), or a missing tensor or a tensor of the wrong shape.
+pub fn load(
+    path: &Path,
+    game: &str,
+    encoding: encode::EncodingInfo,
+    config: &NetConfig,
+) -> Result<(PolicyValueNet, CheckpointMeta), NnError> {
+    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    let meta = meta_of(path, &bytes)?;
+    let expect = [
+        ("game", meta.game.as_str(), game.to_owned()),
+        ("encoding", meta.encoding.as_str(), encoding.id.to_owned()),
+        ("architecture", meta.architecture.as_str(), config.architecture()),
+    ];
+    for (field, found, expected) in expect {
+        if found != expected {
+            return Err(NnError::Mismatch { path: path.to_path_buf(), field, found: found.to_owned(), expected });
+        }
+    }
+    let file = SafeTensors::deserialize(&bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
+    let net = PolicyValueNet::new(game, encoding, config, 0)?;
+    let device = net.device();
+    let vars = net.var_store().variables();
+    tch::no_grad(|| -> Result<(), NnError> {
+        for (name, var) in &vars {
+            let view = file.tensor(name).map_err(|_| io_err(path, format!("tensor '{name}' missing")))?;
+            let want: Vec<usize> = var.size().iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
+            if view.shape() != want.as_slice() || view.dtype() != Dtype::F32 {
+                return Err(io_err(
+                    path,
+                    format!("tensor '{name}' is {:?} {:?}, expected F32 {want:?}", view.dtype(), view.shape()),
+                ));
+            }
+            let values: Vec<f32> =
+                view.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let shape: Vec<i64> = var.size();
+            let src = Tensor::from_slice(&values).view(shape.as_slice()).to_device(device).to_kind(var.kind());
+            let mut var = var.shallow_clone();
+            var.copy_(&src);
+        }
+        Ok(())
+    })?;
+    if file.names().len() != vars.len() {
+        return Err(io_err(path, format!("{} tensors in the file, the net has {}", file.names().len(), vars.len())));
+    }
+    Ok((net, meta))
+}
+
+/// The newest complete checkpoint in a run's `checkpoints/` directory: the highest step whose
+/// weights `<step>-<id>.safetensors` and lineage `<step>.json` are both there (the trainer writes
+/// the lineage last, so a checkpoint without one is still being written or was cut off).
+/// Returns the step and the weights' path; `None` when there is none (or no directory).
+#[must_use]
+pub fn latest_in(dir: &Path) -> Option<(u64, std::path::PathBuf)> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut best: Option<(u64, std::path::PathBuf)> = None;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(stem) = name.strip_suffix(".safetensors") else { continue };
+        let Some(step) = stem.split('-').next().and_then(|s| s.parse::<u64>().ok()) else { continue };
+        if !dir.join(format!("{step}.json")).exists() {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(s, _)| step > *s) {
+            best = Some((step, path));
+        }
+    }
+    best
+}

@@ -1,0 +1,84 @@
+//! The net's shape and where it runs: [`NetConfig`], one serde struct read from the `[net]`
+//! table of a preset. The architecture fields are stored in every checkpoint, and a checkpoint is
+//! only loaded into a net with the same architecture.
+
+use serde::{Deserialize, Serialize};
+
+/// Architecture and placement of the policy-value net.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetConfig {
+    /// Residual blocks in the trunk. Default 6, range 1..=40.
+    pub blocks: usize,
+    /// Channels of every trunk convolution. Default 64, range 8..=512.
+    pub channels: usize,
+    /// Squeeze-and-excitation in each block: the channel count of its bottleneck as a divisor
+    /// of `channels` (0 = off). Default 0; 4 or 8 are usual when on.
+    pub se_ratio: usize,
+    /// Channels of the 1x1 convolution that opens the policy head. Default 8, range 1..=64.
+    pub policy_channels: usize,
+    /// Width of the hidden layer of the value head. Default 64, range 8..=512.
+    pub value_hidden: usize,
+    /// Where the net runs: `auto` (the first CUDA device if there is one, else the CPU), `cpu`,
+    /// `cuda` or `cuda:N`. Default `auto`.
+    pub device: String,
+    /// Half precision for inference on CUDA (ignored on the CPU). Default false.
+    pub half: bool,
+    /// Threads libtorch uses inside one operation on the CPU (0 = libtorch's default, one per
+    /// core). Default 0.
+    pub cpu_threads: usize,
+}
+
+impl Default for NetConfig {
+    fn default() -> NetConfig {
+        NetConfig {
+            blocks: 6,
+            channels: 64,
+            se_ratio: 0,
+            policy_channels: 8,
+            value_hidden: 64,
+            device: "auto".to_owned(),
+            half: false,
+            cpu_threads: 0,
+        }
+    }
+}
+
+impl NetConfig {
+    /// A very small net for tests and the tiny presets: 2 blocks of 32 channels.
+    #[must_use]
+    pub fn tiny() -> NetConfig {
+        NetConfig { blocks: 2, channels: 32, policy_channels: 4, value_hidden: 32, ..NetConfig::default() }
+    }
+
+    /// The architecture as stored in a checkpoint's metadata: the fields that decide the shape of
+    /// the weights, and nothing about placement.
+    #[must_use]
+    pub fn architecture(&self) -> String {
+        format!(
+            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}",
+            self.blocks, self.channels, self.se_ratio, self.policy_channels, self.value_hidden
+        )
+    }
+
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// A message naming the field and its allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |name: &str, v: usize, lo: usize, hi: usize| {
+            if (lo..=hi).contains(&v) { Ok(()) } else { Err(format!("net.{name} = {v} is outside {lo}..={hi}")) }
+        };
+        check("blocks", self.blocks, 1, 40)?;
+        check("channels", self.channels, 8, 512)?;
+        check("policy_channels", self.policy_channels, 1, 64)?;
+        check("value_hidden", self.value_hidden, 8, 512)?;
+        if self.se_ratio != 0 && (self.se_ratio > self.channels || self.channels % self.se_ratio != 0) {
+            return Err(format!(
+                "net.se_ratio = {} must be 0 or divide net.channels = {}",
+                self.se_ratio, self.channels
+            ));
+        }
+        crate::device::parse_device(&self.device).map(|_| ())
+    }
+}

@@ -1,0 +1,58 @@
+//! Device names from configs (`auto`, `cpu`, `cuda`, `cuda:N`) to libtorch devices.
+
+use tch::Device;
+
+/// Reads a device name. `auto` picks the first CUDA device when libtorch sees one.
+///
+/// # Errors
+/// A message naming the bad device, or a CUDA device that is not there.
+pub fn parse_device(name: &str) -> Result<Device, String> {
+    let name = name.trim();
+    match name {
+        "auto" => Ok(Device::cuda_if_available()),
+        "cpu" => Ok(Device::Cpu),
+        _ => {
+            let index = match name.strip_prefix("cuda") {
+                Some("") => 0,
+                Some(rest) => rest
+                    .strip_prefix(':')
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| format!("bad device '{name}': expected auto, cpu, cuda or cuda:N"))?,
+                None => return Err(format!("bad device '{name}': expected auto, cpu, cuda or cuda:N")),
+            };
+            let count = tch::Cuda::device_count();
+            let count = usize::try_from(count).unwrap_or(0);
+            if index >= count {
+                return Err(format!("device '{name}' asked for, but libtorch sees {count} CUDA device(s)"));
+            }
+            Ok(Device::Cuda(index))
+        }
+    }
+}
+
+/// A short name for a device, as configs write it.
+#[must_use]
+pub fn device_name(device: Device) -> String {
+    match device {
+        Device::Cpu => "cpu".to_owned(),
+        Device::Cuda(i) => format!("cuda:{i}"),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(parse_device("cpu"), Ok(Device::Cpu));
+        assert!(parse_device("auto").is_ok());
+        assert!(parse_device("gpu").expect_err("must fail").contains("bad device 'gpu'"));
+        assert!(parse_device("cuda:x").expect_err("must fail").contains("bad device"));
+        if !tch::Cuda::is_available() {
+            assert!(parse_device("cuda:0").expect_err("must fail").contains("sees 0 CUDA"));
+        }
+        assert_eq!(device_name(Device::Cuda(1)), "cuda:1");
+    }
+}

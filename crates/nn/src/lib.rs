@@ -1,0 +1,54 @@
+//! The policy-value net of qizero, on libtorch through `tch`: the only crate (with `train`) that
+//! links libtorch.
+//!
+//! - [`PolicyValueNet`]: a ResNet trunk with a policy head (logits over the encoding's policy
+//!   index space) and a tanh value head (side to move's view), built from a [`NetConfig`].
+//! - [`checkpoint`]: safetensors files with metadata (game, encoding, architecture, step); a file
+//!   made for another game, encoding or architecture is refused, saying which.
+//! - [`InferenceService`]: one thread owns the net and batches requests from any number of
+//!   searching threads; [`ServiceEvaluator`] is the `mcts::Evaluator` that talks to it.
+//! - [`evaluator`]: the shared glue: encoding a batch, softmax over legal moves.
+//!
+//! Devices: `auto`, `cpu`, `cuda`, `cuda:N` ([`device::parse_device`]); inference runs without
+//! gradients, in half precision on CUDA when the config asks.
+
+pub mod checkpoint;
+pub mod config;
+pub mod device;
+pub mod evaluator;
+pub mod model;
+pub mod service;
+
+pub use config::NetConfig;
+pub use model::PolicyValueNet;
+pub use service::{InferenceService, ServiceConfig, ServiceEvaluator, ServiceStats};
+
+use std::path::PathBuf;
+
+/// What can go wrong with nets and checkpoints.
+#[derive(Debug, thiserror::Error)]
+pub enum NnError {
+    /// A bad net configuration (field out of range, unknown or absent device).
+    #[error("net config: {0}")]
+    Config(String),
+    /// A checkpoint that cannot be read or written, or is malformed.
+    #[error("checkpoint {}: {message}", path.display())]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A checkpoint made for another game, encoding or architecture.
+    #[error("checkpoint {} was made for {field} '{found}', but this net needs '{expected}'", path.display())]
+    Mismatch {
+        /// The file.
+        path: PathBuf,
+        /// Which field differs: `game`, `encoding` or `architecture`.
+        field: &'static str,
+        /// What the file says.
+        found: String,
+        /// What was asked for.
+        expected: String,
+    },
+}

@@ -1,0 +1,231 @@
+//! The policy-value net: an AlphaZero-style ResNet.
+//!
+//! ```text
+//! input [B, planes, H, W]
+//!   -> conv 3x3 (channels) -> BN -> ReLU
+//!   -> blocks x { conv 3x3 -> BN -> ReLU -> conv 3x3 -> BN -> [SE] -> + skip -> ReLU }
+//!   -> policy head: conv 1x1 (policy_channels) -> BN -> ReLU -> linear -> logits [B, policy_size]
+//!   -> value head:  conv 1x1 (2) -> BN -> ReLU -> linear (value_hidden) -> ReLU -> linear (1) -> tanh
+//! ```
+//! Logits cover the encoding's whole policy index space; callers mask them to the legal moves.
+//! The value is from the side to move's view, like every value in qizero.
+//!
+//! Squeeze-and-excitation, when on, gates each block's channels by a sigmoid of a two-layer
+//! bottleneck over the block's global average.
+
+use crate::NnError;
+use crate::config::NetConfig;
+use crate::device::parse_device;
+use encode::EncodingInfo;
+use tch::nn;
+use tch::{Device, Kind, Tensor};
+
+/// Channels of the value head's 1x1 convolution.
+const VALUE_CHANNELS: i64 = 2;
+
+fn conv(p: nn::Path<'_>, cin: i64, cout: i64, k: i64) -> nn::Conv2D {
+    let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
+    nn::conv2d(p, cin, cout, k, cfg)
+}
+
+#[derive(Debug)]
+struct SqueezeExcite {
+    fc1: nn::Linear,
+    fc2: nn::Linear,
+}
+
+#[derive(Debug)]
+struct Block {
+    conv1: nn::Conv2D,
+    bn1: nn::BatchNorm,
+    conv2: nn::Conv2D,
+    bn2: nn::BatchNorm,
+    se: Option<SqueezeExcite>,
+}
+
+impl Block {
+    fn new(p: &nn::Path<'_>, c: i64, se_ratio: i64) -> Block {
+        let se = (se_ratio > 0).then(|| SqueezeExcite {
+            fc1: nn::linear(p / "se1", c, c / se_ratio, Default::default()),
+            fc2: nn::linear(p / "se2", c / se_ratio, c, Default::default()),
+        });
+        Block {
+            conv1: conv(p / "conv1", c, c, 3),
+            bn1: nn::batch_norm2d(p / "bn1", c, Default::default()),
+            conv2: conv(p / "conv2", c, c, 3),
+            bn2: nn::batch_norm2d(p / "bn2", c, Default::default()),
+            se,
+        }
+    }
+
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        let ys = xs.apply(&self.conv1).apply_t(&self.bn1, train).relu();
+        let mut ys = ys.apply(&self.conv2).apply_t(&self.bn2, train);
+        if let Some(se) = &self.se {
+            let (b, c) = (ys.size()[0], ys.size()[1]);
+            let gate = ys.mean_dim(&[2i64, 3][..], false, ys.kind()).apply(&se.fc1).relu().apply(&se.fc2).sigmoid();
+            ys = &ys * gate.view([b, c, 1, 1]);
+        }
+        (ys + xs).relu()
+    }
+}
+
+/// The policy-value net with its weights, bound to one game's encoding.
+#[derive(Debug)]
+pub struct PolicyValueNet {
+    vs: nn::VarStore,
+    stem: nn::Conv2D,
+    stem_bn: nn::BatchNorm,
+    blocks: Vec<Block>,
+    policy_conv: nn::Conv2D,
+    policy_bn: nn::BatchNorm,
+    policy_fc: nn::Linear,
+    value_conv: nn::Conv2D,
+    value_bn: nn::BatchNorm,
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
+    game: String,
+    encoding: EncodingInfo,
+    config: NetConfig,
+    kind: Kind,
+}
+
+fn dim(v: usize) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl PolicyValueNet {
+    /// A freshly initialised net for `game` with `encoding`, on the device of `config`.
+    /// Initialisation draws from libtorch's generator seeded with `seed`.
+    ///
+    /// # Errors
+    /// A bad config (a field out of range, an unknown or absent device).
+    pub fn new(game: &str, encoding: EncodingInfo, config: &NetConfig, seed: u64) -> Result<PolicyValueNet, NnError> {
+        config.validate().map_err(NnError::Config)?;
+        let device = parse_device(&config.device).map_err(NnError::Config)?;
+        if config.cpu_threads > 0 {
+            tch::set_num_threads(i32::try_from(config.cpu_threads).unwrap_or(i32::MAX));
+        }
+        tch::manual_seed(i64::from_ne_bytes(seed.to_ne_bytes()));
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let c = dim(config.channels);
+        let (h, w) = (dim(encoding.height), dim(encoding.width));
+        let stem = conv(&root / "stem", dim(encoding.planes), c, 3);
+        let stem_bn = nn::batch_norm2d(&root / "stem_bn", c, Default::default());
+        let blocks =
+            (0..config.blocks).map(|i| Block::new(&(&root / format!("block{i}")), c, dim(config.se_ratio))).collect();
+        let pc = dim(config.policy_channels);
+        let policy_conv = conv(&root / "policy_conv", c, pc, 1);
+        let policy_bn = nn::batch_norm2d(&root / "policy_bn", pc, Default::default());
+        let policy_fc = nn::linear(&root / "policy_fc", pc * h * w, dim(encoding.policy_size), Default::default());
+        let value_conv = conv(&root / "value_conv", c, VALUE_CHANNELS, 1);
+        let value_bn = nn::batch_norm2d(&root / "value_bn", VALUE_CHANNELS, Default::default());
+        let vh = dim(config.value_hidden);
+        let value_fc1 = nn::linear(&root / "value_fc1", VALUE_CHANNELS * h * w, vh, Default::default());
+        let value_fc2 = nn::linear(&root / "value_fc2", vh, 1, Default::default());
+        let mut net = PolicyValueNet {
+            vs,
+            stem,
+            stem_bn,
+            blocks,
+            policy_conv,
+            policy_bn,
+            policy_fc,
+            value_conv,
+            value_bn,
+            value_fc1,
+            value_fc2,
+            game: game.to_owned(),
+            encoding,
+            config: config.clone(),
+            kind: Kind::Float,
+        };
+        if config.half && device.is_cuda() {
+            net.vs.half();
+            net.kind = Kind::Half;
+        }
+        Ok(net)
+    }
+
+    /// A fresh net for the game `G`, with `G`'s encoding.
+    ///
+    /// # Errors
+    /// As [`PolicyValueNet::new`].
+    pub fn for_game<G: encode::Encode>(config: &NetConfig, seed: u64) -> Result<PolicyValueNet, NnError> {
+        PolicyValueNet::new(G::NAME, G::ENCODING, config, seed)
+    }
+
+    /// Policy logits `[B, policy_size]` and values `[B]` (tanh, side to move's view) for a batch of
+    /// encoded positions `[B, planes, H, W]`. `train` switches batch norm to batch statistics.
+    pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let xs = xs.to_device(self.device()).to_kind(self.kind);
+        let mut t = xs.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
+        for block in &self.blocks {
+            t = block.forward_t(&t, train);
+        }
+        let policy =
+            t.apply(&self.policy_conv).apply_t(&self.policy_bn, train).relu().flatten(1, -1).apply(&self.policy_fc);
+        let value = t
+            .apply(&self.value_conv)
+            .apply_t(&self.value_bn, train)
+            .relu()
+            .flatten(1, -1)
+            .apply(&self.value_fc1)
+            .relu()
+            .apply(&self.value_fc2)
+            .tanh()
+            .view([-1]);
+        (policy, value)
+    }
+
+    /// Inference: [`PolicyValueNet::forward_t`] without gradients and with running batch-norm
+    /// statistics, results as `f32` on the CPU.
+    pub fn infer(&self, xs: &Tensor) -> (Tensor, Tensor) {
+        tch::no_grad(|| {
+            let (p, v) = self.forward_t(xs, false);
+            (p.to_kind(Kind::Float).to_device(Device::Cpu), v.to_kind(Kind::Float).to_device(Device::Cpu))
+        })
+    }
+
+    /// The weights (for optimisers and checkpoints).
+    #[must_use]
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+
+    /// The weights, mutable (for loading).
+    pub fn var_store_mut(&mut self) -> &mut nn::VarStore {
+        &mut self.vs
+    }
+
+    /// The device the weights live on.
+    #[must_use]
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+
+    /// The game this net plays.
+    #[must_use]
+    pub fn game(&self) -> &str {
+        &self.game
+    }
+
+    /// The encoding of its inputs and policy.
+    #[must_use]
+    pub fn encoding(&self) -> &EncodingInfo {
+        &self.encoding
+    }
+
+    /// Its configuration.
+    #[must_use]
+    pub fn config(&self) -> &NetConfig {
+        &self.config
+    }
+
+    /// Number of trainable parameters.
+    #[must_use]
+    pub fn parameter_count(&self) -> i64 {
+        self.vs.trainable_variables().iter().map(Tensor::numel).map(dim).sum()
+    }
+}
