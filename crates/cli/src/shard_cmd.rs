@@ -1,0 +1,314 @@
+//! `qizero shard`: look inside training-data shards, and export them as numpy arrays for
+//! analysis in Python. The format and the checks live in the `shard` crate; this module only
+//! reads, re-encodes with the `encode` crate and reports.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use encode::Encode;
+use game::{Game, Side};
+use ndarray::{Array1, Array2, Array4};
+use ndarray_npy::NpzWriter;
+use shard::{GameRecord, Shard};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// `qizero shard ...`
+#[derive(Subcommand)]
+pub enum ShardCommand {
+    /// Print a shard's header, its counts and results, and a few decoded samples.
+    ///
+    /// Every sample shown is rebuilt by replaying its game, so a shard that inspects cleanly
+    /// also replays cleanly. A damaged shard is reported with the file and the fault.
+    Inspect(InspectArgs),
+    /// Write the samples of one or more shards as numpy arrays in one .npz file.
+    ///
+    /// Arrays (N samples): planes float32 [N, C, H, W] (the positions encoded with this build's
+    /// encoding for the shards' game), policy float32 [N, P] (the visit distribution over the
+    /// policy index space), z float32 [N] and root_value float32 [N] (side to move's view),
+    /// ply int32 [N], game_id int64 [N]. Read with `numpy.load("OUT.npz")`. All shards must
+    /// hold the same game. Arrays are built in memory.
+    Export(ExportArgs),
+}
+
+/// Arguments of `qizero shard inspect`.
+#[derive(Args)]
+pub struct InspectArgs {
+    /// The shard file.
+    file: PathBuf,
+    /// How many samples to decode and print (from the start of the file).
+    #[arg(long, default_value_t = 3)]
+    records: usize,
+    /// How many of each sample's most visited moves to print.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+}
+
+/// Arguments of `qizero shard export`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Where to write the numpy archive.
+    #[arg(long, value_name = "OUT.npz")]
+    npz: PathBuf,
+    /// Shard files, or directories whose `*.shard` files are all taken (in name order).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+/// Runs `qizero shard ...`.
+pub fn run(cmd: &ShardCommand) -> Result<()> {
+    match cmd {
+        ShardCommand::Inspect(args) => inspect(args),
+        ShardCommand::Export(args) => export(args),
+    }
+}
+
+/// A shard read from disk, with the error context every command wants.
+fn read(path: &Path) -> Result<Shard> {
+    // ShardError already names the file and the fault.
+    Ok(shard::read_shard(path)?)
+}
+
+fn inspect(args: &InspectArgs) -> Result<()> {
+    let path = &args.file;
+    let shard = read(path)?;
+    let h = &shard.header;
+    let bytes = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?.len();
+    let counts = shard.counts();
+    println!("file      {}", path.display());
+    println!("format    qizero shard version {}, {bytes} bytes, checksum ok", shard::FORMAT_VERSION);
+    println!("game      {}", h.game);
+    println!("encoding  {}", h.encoding);
+    println!("model     {}", h.model);
+    println!("worker    {}", h.worker);
+    println!("seed      {}", h.seed);
+    println!("created   {} ({} ms since the Unix epoch)", utc_string(h.created_ms), h.created_ms);
+    let (first, second) = side_names(&h.game);
+    let mut wins = [0u64; 3];
+    let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut plies = 0;
+    for g in &shard.games {
+        wins[match g.result.winner {
+            Some(shard::Winner::First) => 0,
+            Some(shard::Winner::Second) => 1,
+            None => 2,
+        }] += 1;
+        *reasons.entry(g.result.reason.as_str()).or_default() += 1;
+        plies += g.moves.len() as u64;
+    }
+    println!("games     {} ({first} wins {}, {second} wins {}, draws {})", counts.games, wins[0], wins[1], wins[2]);
+    let per_game = |n: u64| if counts.games == 0 { 0.0 } else { n as f64 / counts.games as f64 };
+    println!("plies     {plies} ({:.1} per game)", per_game(plies));
+    println!("samples   {} ({:.1} per game)", counts.samples, per_game(counts.samples));
+    let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    println!("endings   {}", if reasons.is_empty() { "-".to_owned() } else { reasons.join(", ") });
+    if args.records == 0 {
+        return Ok(());
+    }
+    match h.game.as_str() {
+        xiangqi::Game::NAME => print_samples::<xiangqi::Game>(&shard, path, args),
+        draughts::Game::NAME => print_samples::<draughts::Game>(&shard, path, args),
+        other => bail!("{}: unknown game '{other}' in the header; cannot decode its samples", path.display()),
+    }
+}
+
+/// Prints the first `args.records` samples, each rebuilt by replaying its game.
+fn print_samples<G: Game>(shard: &Shard, path: &Path, args: &InspectArgs) -> Result<()> {
+    let (first, second) = side_names(G::NAME);
+    let mut left = args.records;
+    for record in &shard.games {
+        if left == 0 {
+            break;
+        }
+        println!();
+        println!(
+            "game {}: {} moves, {} {}, {} samples, from {}",
+            record.game_id,
+            record.moves.len(),
+            record.result.score_str(),
+            record.result.reason,
+            record.samples.len(),
+            record.start_fen
+        );
+        replay_until(record, path, &mut left, |view: shard::SampleView<'_, G>| {
+            let s = view.sample;
+            let mover = if view.game.side_to_move() == Side::First { first } else { second };
+            println!("  ply {:>3}  {mover} to move  z {:+.0}  root value {:+.3}", s.ply, s.z, s.root_value);
+            println!("    fen {}", view.game.fen());
+            let mut pi: Vec<&(String, f32)> = s.pi.iter().collect();
+            pi.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let top: Vec<String> = pi.iter().take(args.top).map(|(mv, p)| format!("{mv} {p:.3}")).collect();
+            let more = if pi.len() > args.top { format!(" (+{} more)", pi.len() - args.top) } else { String::new() };
+            println!("    pi  {}{more}", top.join("  "));
+        })?;
+    }
+    Ok(())
+}
+
+/// Replays `record`, visiting samples while `left` is positive (and counting it down).
+fn replay_until<G: Game>(
+    record: &GameRecord,
+    path: &Path,
+    left: &mut usize,
+    mut visit: impl FnMut(shard::SampleView<'_, G>),
+) -> Result<()> {
+    record.replay_with::<G>(path, |view| {
+        if *left > 0 {
+            *left -= 1;
+            visit(view);
+        }
+    })?;
+    Ok(())
+}
+
+/// The colour names of a game's sides.
+fn side_names(game: &str) -> (&'static str, &'static str) {
+    if game == draughts::Game::NAME { ("White", "Black") } else { ("Red", "Black") }
+}
+
+fn export(args: &ExportArgs) -> Result<()> {
+    let mut paths = Vec::new();
+    for path in &args.files {
+        if path.is_dir() {
+            paths.extend(shard::list_shards(path)?);
+        } else {
+            paths.push(path.clone());
+        }
+    }
+    if paths.is_empty() {
+        bail!("no shards to export (the directories given hold no *.shard files)");
+    }
+    let mut shards: Vec<(PathBuf, Shard)> = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let shard = read(path)?;
+        match shards.first() {
+            Some((first_path, first)) if shard.header.game != first.header.game => bail!(
+                "{} holds {} games but {} holds {}: export one game at a time",
+                path.display(),
+                shard.header.game,
+                first_path.display(),
+                first.header.game
+            ),
+            _ => shards.push((path.clone(), shard)),
+        }
+    }
+    let game = shards[0].1.header.game.clone();
+    let arrays = match game.as_str() {
+        xiangqi::Game::NAME => collect::<xiangqi::Game>(&shards)?,
+        draughts::Game::NAME => collect::<draughts::Game>(&shards)?,
+        other => bail!("{}: unknown game '{other}' in the header", shards[0].0.display()),
+    };
+    let n = arrays.z.len();
+    write_npz(&args.npz, arrays)?;
+    let games: usize = shards.iter().map(|(_, s)| s.games.len()).sum();
+    eprintln!("wrote {n} samples from {games} games in {} shards to {}", shards.len(), args.npz.display());
+    Ok(())
+}
+
+/// The exported arrays.
+struct Arrays {
+    planes: Array4<f32>,
+    policy: Array2<f32>,
+    z: Array1<f32>,
+    root_value: Array1<f32>,
+    ply: Array1<i32>,
+    game_id: Array1<i64>,
+}
+
+/// Replays every game of every shard and encodes each sample with `G`'s encoding.
+fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
+    let info = G::ENCODING;
+    for (path, shard) in shards {
+        shard.expect_game::<G>(path)?;
+        if shard.header.encoding != info.id {
+            eprintln!(
+                "note: {} was played with encoding {}; its positions are exported with {}",
+                path.display(),
+                shard.header.encoding,
+                info.id
+            );
+        }
+    }
+    let n: usize = shards.iter().map(|(_, s)| s.counts().samples as usize).sum();
+    let mut planes = vec![0f32; n * info.plane_len()];
+    let mut policy = vec![0f32; n * info.policy_size];
+    let (mut z, mut root_value, mut ply, mut game_id) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut moves = Vec::new();
+    let mut shares = Vec::new();
+    let mut indices = Vec::new();
+    let mut k = 0;
+    for (path, shard) in shards {
+        for record in &shard.games {
+            record.replay_with::<G>(path, |view| {
+                view.game.encode(&mut planes[k * info.plane_len()..(k + 1) * info.plane_len()]);
+                moves.clear();
+                shares.clear();
+                for &(mv, p) in view.pi {
+                    moves.push(mv);
+                    shares.push(p);
+                }
+                view.game.policy_indices(&moves, &mut indices);
+                encode::policy_target(&indices, &shares, &mut policy[k * info.policy_size..(k + 1) * info.policy_size]);
+                z.push(view.sample.z);
+                root_value.push(view.sample.root_value);
+                ply.push(view.sample.ply as i32);
+                game_id.push(record.game_id as i64);
+                k += 1;
+            })?;
+        }
+    }
+    debug_assert_eq!(k, n);
+    Ok(Arrays {
+        planes: Array4::from_shape_vec((n, info.planes, info.height, info.width), planes)?,
+        policy: Array2::from_shape_vec((n, info.policy_size), policy)?,
+        z: Array1::from(z),
+        root_value: Array1::from(root_value),
+        ply: Array1::from(ply),
+        game_id: Array1::from(game_id),
+    })
+}
+
+/// Writes the arrays as an uncompressed .npz (a zip of .npy files, what `numpy.savez` makes).
+fn write_npz(path: &Path, arrays: Arrays) -> Result<()> {
+    let context = || format!("cannot write {}", path.display());
+    let file = File::create(path).with_context(context)?;
+    let mut npz = NpzWriter::new(file);
+    npz.add_array("planes", &arrays.planes).with_context(context)?;
+    npz.add_array("policy", &arrays.policy).with_context(context)?;
+    npz.add_array("z", &arrays.z).with_context(context)?;
+    npz.add_array("root_value", &arrays.root_value).with_context(context)?;
+    npz.add_array("ply", &arrays.ply).with_context(context)?;
+    npz.add_array("game_id", &arrays.game_id).with_context(context)?;
+    npz.finish().with_context(context)?.sync_all().with_context(context)?;
+    Ok(())
+}
+
+/// A Unix time in milliseconds as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian calendar).
+fn utc_string(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc_string(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_string(1_700_000_000_000), "2023-11-14 22:13:20 UTC");
+        assert_eq!(utc_string(951_782_400_000), "2000-02-29 00:00:00 UTC");
+    }
+}

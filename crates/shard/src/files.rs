@@ -1,0 +1,233 @@
+//! Shards on disk: writing one so that no reader ever sees it half written, reading one back
+//! with every check, and listing a directory of them.
+//!
+//! # Many writers, one directory
+//! Self-play workers in several processes (or on several machines sharing the run directory)
+//! write into one `shards/` directory at once, and a trainer lists it while they do. The rules:
+//! - A shard is written under a hidden temporary name (`.<name>.tmp`, opened with `create_new`
+//!   so two writers never share one), flushed to disk, then given its final name in one step,
+//!   and the directory is flushed so the new name survives a crash.
+//! - The final name is `<created_ms:013>-<worker>-<seq:04>.shard`: the creation time (so names
+//!   sort in time order), the worker id (unique per process: [`unique_worker_id`]) and a
+//!   per-process sequence number (unique per shard within the process, across threads).
+//! - The final name is taken with a hard link, which fails rather than replacing a file that
+//!   already exists, so even two writers handed the same worker id never overwrite each
+//!   other's shard: the second one moves on to the next sequence number. On a file system
+//!   without hard links the writer falls back to a rename.
+//! - Readers ([`list_shards`]) list only `*.shard` names that do not start with a dot, so they
+//!   never see a temporary file. A writer killed mid-write leaves only a temporary file, which
+//!   [`remove_stale_temps`] clears.
+
+use crate::format::{MAX_PAYLOAD_BYTES, PREFIX_LEN, check_prefix, header_from_bytes};
+use crate::{Counts, Header, Shard, ShardError};
+use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher, RandomState};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// The extension of a finished shard file.
+pub const SHARD_EXTENSION: &str = "shard";
+
+/// Per-process sequence number of shard names: unique across the threads of a process.
+static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+/// How many names [`write_shard`] tries before giving up (only reached if something else keeps
+/// creating files with this writer's names).
+const NAME_ATTEMPTS: u32 = 1000;
+
+/// A worker id unique across processes and machines: `prefix`, then the process id and 32
+/// random bits (`selfplay-4242-9f3a01c2`). Not a seeded choice: it only names files and never
+/// changes what is played.
+#[must_use]
+pub fn unique_worker_id(prefix: &str) -> String {
+    // RandomState is seeded from the operating system's randomness once per process.
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.write_u64(SEQUENCE.fetch_add(1, Ordering::Relaxed));
+    if let Ok(now) = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    format!("{prefix}{}-{:08x}", std::process::id(), hasher.finish() as u32)
+}
+
+/// Milliseconds since the Unix epoch: the value for [`Header::created_ms`].
+#[must_use]
+pub fn now_ms() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Writes `shard` into `dir` (created if missing) under a new unique name, atomically: the
+/// file appears under its final name complete or not at all. Returns the final path.
+///
+/// # Errors
+/// [`ShardError::TooLarge`] (naming `dir`) if the payload exceeds [`MAX_PAYLOAD_BYTES`];
+/// [`ShardError::Io`] naming the file or directory that failed.
+pub fn write_shard(dir: &Path, shard: &Shard) -> Result<PathBuf, ShardError> {
+    let bytes = shard.to_bytes();
+    let payload_len = (bytes.len() - PREFIX_LEN) as u64;
+    if payload_len > MAX_PAYLOAD_BYTES {
+        return Err(ShardError::TooLarge { path: dir.to_path_buf(), len: payload_len, max: MAX_PAYLOAD_BYTES });
+    }
+    fs::create_dir_all(dir).map_err(|e| ShardError::io(dir, e))?;
+    let stem = format!("{:013}-{}", shard.header.created_ms, file_safe(&shard.header.worker));
+    for _ in 0..NAME_ATTEMPTS {
+        let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{stem}-{seq:04}.{SHARD_EXTENSION}");
+        let temp = dir.join(format!(".{name}.tmp"));
+        let mut file = match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(ShardError::io(&temp, e)),
+        };
+        let written = file.write_all(&bytes).and_then(|()| file.sync_all());
+        drop(file);
+        if let Err(e) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(ShardError::io(&temp, e));
+        }
+        let path = dir.join(&name);
+        match publish(&temp, &path) {
+            Ok(()) => {
+                sync_dir(dir).map_err(|e| ShardError::io(dir, e))?;
+                return Ok(path);
+            }
+            Err(e) => {
+                let _ = fs::remove_file(&temp);
+                if e.kind() != io::ErrorKind::AlreadyExists {
+                    return Err(ShardError::io(&path, e));
+                }
+            }
+        }
+    }
+    Err(ShardError::io(dir, io::Error::other(format!("no free shard name after {NAME_ATTEMPTS} attempts"))))
+}
+
+/// Gives the finished temporary file its final name, failing with `AlreadyExists` rather than
+/// replacing a file of that name.
+fn publish(temp: &Path, path: &Path) -> io::Result<()> {
+    match fs::hard_link(temp, path) {
+        Ok(()) => {
+            // The shard is complete under its final name; a temporary left behind by a failed
+            // removal is invisible to readers and cleared by remove_stale_temps.
+            let _ = fs::remove_file(temp);
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) => {
+            // No hard links here (some network and FUSE file systems): rename, which replaces
+            // silently, so look first. Names are unique per writer, so the window is harmless.
+            if path.try_exists()? {
+                return Err(io::Error::from(io::ErrorKind::AlreadyExists));
+            }
+            fs::rename(temp, path)
+        }
+    }
+}
+
+/// Flushes a directory's entries (the new name) to disk. Directories cannot be opened for this
+/// on every platform; there the rename's own durability has to do.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    if cfg!(unix) { File::open(dir)?.sync_all() } else { Ok(()) }
+}
+
+/// The worker id as it goes into a file name: ASCII letters, digits, `-`, `_` and `.` kept,
+/// anything else replaced by `_`, at most 64 characters.
+fn file_safe(worker: &str) -> String {
+    let safe: String = worker
+        .chars()
+        .take(64)
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .collect();
+    if safe.is_empty() { "worker".to_owned() } else { safe }
+}
+
+/// Reads and checks a whole shard file.
+///
+/// # Errors
+/// [`ShardError::Io`] if it cannot be read; otherwise any fault of [`Shard::from_bytes`]:
+/// wrong magic, unsupported version, truncated or trailing bytes, a bad checksum, a payload
+/// that does not decode. Each names `path`.
+pub fn read_shard(path: &Path) -> Result<Shard, ShardError> {
+    let bytes = read_checked_file(path)?;
+    Shard::from_bytes(&bytes, path)
+}
+
+/// Reads a shard's header and counts without decoding its games (the whole file is still read
+/// and checked against its checksum).
+///
+/// # Errors
+/// As [`read_shard`].
+pub fn read_header(path: &Path) -> Result<(Header, Counts), ShardError> {
+    let bytes = read_checked_file(path)?;
+    header_from_bytes(&bytes, path)
+}
+
+/// The bytes of a file, read only after its prefix shows it is a shard of a sane size (so
+/// pointing the reader at a large unrelated file costs 24 bytes of reading, not the file).
+fn read_checked_file(path: &Path) -> Result<Vec<u8>, ShardError> {
+    let io_err = |e| ShardError::io(path, e);
+    let mut file = File::open(path).map_err(io_err)?;
+    let file_len = file.metadata().map_err(io_err)?.len();
+    let mut head = Vec::with_capacity(PREFIX_LEN);
+    (&mut file).take(PREFIX_LEN as u64).read_to_end(&mut head).map_err(io_err)?;
+    check_prefix(&head, file_len, path)?;
+    let mut bytes = head;
+    bytes.reserve_exact((file_len as usize).saturating_sub(PREFIX_LEN));
+    // Read one byte past the expected end, so a file that grew since the length was taken is
+    // caught as trailing data rather than silently cut.
+    file.take(file_len.saturating_sub(PREFIX_LEN as u64) + 1).read_to_end(&mut bytes).map_err(io_err)?;
+    Ok(bytes)
+}
+
+/// The finished shards in `dir`, sorted by file name (which is creation-time order): every
+/// `*.shard` file whose name does not start with a dot. Temporary files of writers still at
+/// work are never listed.
+///
+/// # Errors
+/// [`ShardError::Io`] naming `dir` if it cannot be listed.
+pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
+    let mut shards = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| ShardError::io(dir, e))? {
+        let entry = entry.map_err(|e| ShardError::io(dir, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_shard = !name.starts_with('.') && Path::new(name).extension().is_some_and(|ext| ext == SHARD_EXTENSION);
+        if is_shard && entry.path().is_file() {
+            shards.push(entry.path());
+        }
+    }
+    shards.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    Ok(shards)
+}
+
+/// Removes writers' temporary files (`.*.shard.tmp`) in `dir` last modified more than
+/// `older_than` ago: what a writer killed mid-write leaves. Returns how many were removed. Pick
+/// `older_than` well above the time one shard takes to write, so no live writer loses its file.
+///
+/// # Errors
+/// [`ShardError::Io`] naming `dir` or the file that could not be removed.
+pub fn remove_stale_temps(dir: &Path, older_than: Duration) -> Result<usize, ShardError> {
+    let now = SystemTime::now();
+    let mut removed = 0;
+    for entry in fs::read_dir(dir).map_err(|e| ShardError::io(dir, e))? {
+        let entry = entry.map_err(|e| ShardError::io(dir, e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.starts_with('.') && name.ends_with(&format!(".{SHARD_EXTENSION}.tmp"))) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else { continue };
+        if now.duration_since(modified).is_ok_and(|age| age > older_than) {
+            match fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                // Another cleaner got there first.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(ShardError::io(&path, e)),
+            }
+        }
+    }
+    Ok(removed)
+}
