@@ -2,12 +2,18 @@
 //! library crates and reports; the work itself lives in the libraries.
 
 mod bench;
+mod bench_net;
+mod config;
 mod hub;
 mod match_cmd;
+mod metrics;
 mod perft;
 mod protocol;
 mod random_game;
 mod search_thread;
+mod selfplay_cmd;
+mod shard_cmd;
+mod train_cmd;
 mod uci;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -22,7 +28,8 @@ struct Cli {
 }
 
 /// Which game a command works on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GameName {
     /// Xiangqi (Chinese chess).
     Xiangqi,
@@ -66,6 +73,27 @@ enum Command {
     /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
     /// 95% interval).
     Match(Box<match_cmd::MatchArgs>),
+    /// Inspect training-data shards, or export them as numpy arrays (.npz).
+    #[command(subcommand)]
+    Shard(shard_cmd::ShardCommand),
+    /// Play self-play games with the run's newest checkpoint and write them as shards.
+    ///
+    /// Uses the newest checkpoint in <run>/checkpoints (a randomly initialised net when there is
+    /// none yet) and picks up newer ones between games. Several workers, each with many games in
+    /// flight, share one batching inference service. Writes a shard every
+    /// selfplay.games_per_shard finished games per worker and a line per shard to
+    /// <run>/metrics.jsonl. Ctrl-C writes the finished games and stops (twice: stop at once).
+    /// Any number of self-play processes may write into one run directory at once.
+    Selfplay(Box<selfplay_cmd::SelfplayArgs>),
+    /// Train the net on the run's self-play shards and write checkpoints.
+    ///
+    /// Resumes from the newest complete checkpoint in <run>/checkpoints (fresh weights from the
+    /// run seed when there is none). Draws batches from a window over the newest shards, waits
+    /// for self-play when the window is below train.min_positions or the reuse cap is reached,
+    /// and writes a checkpoint (weights, optimiser state, lineage <step>.json) every
+    /// train.checkpoint_every steps and on the way out. Corrupt shards are skipped with a warning
+    /// naming each. Ctrl-C or SIGTERM: finish the step, write a checkpoint, stop (twice: at once).
+    Train(Box<train_cmd::TrainArgs>),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +105,9 @@ fn main() -> ExitCode {
         Command::Uci(args) => uci::run(&args),
         Command::Hub(args) => hub::run(&args),
         Command::Match(args) => match_cmd::run(&args),
+        Command::Shard(cmd) => shard_cmd::run(&cmd),
+        Command::Selfplay(args) => selfplay_cmd::run(&args),
+        Command::Train(args) => train_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

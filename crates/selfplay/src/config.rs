@@ -1,0 +1,150 @@
+//! [`SelfplayConfig`]: the `[selfplay]` table of a preset. Every field says its unit, default and
+//! range; [`SelfplayConfig::validate`] checks the ranges.
+//!
+//! The search itself (c_puct, noise, temperature schedule, leaves per batch) is configured by
+//! `[mcts]` ([`mcts::MctsParams`]); this table says how many simulations a move gets, how many
+//! games run at once, when a game ends early, and how finished games are grouped into shards.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How self-play plays and records games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Simulations per move of a full search: the root's visits when the move is chosen,
+    /// visits kept from the previous move's tree included. Default 200, range 1..=100000.
+    pub simulations: u32,
+    /// Simulations of a cheap search (playout-cap randomisation, KataGo): a move searched this
+    /// little is played but not recorded as a training sample and gets no root noise. Default 0,
+    /// range 0..=`simulations`; 0 turns playout-cap randomisation off (every move is full).
+    pub fast_simulations: u32,
+    /// Share of moves searched in full when `fast_simulations` is on, drawn per move. Default
+    /// 0.25, range (0, 1]. Ignored when `fast_simulations` is 0.
+    pub full_search_fraction: f32,
+    /// Games each worker keeps in flight, one search tree each; one evaluator call carries a
+    /// leaf batch from all of them. Default 64, range 1..=4096.
+    pub games_in_flight: usize,
+    /// Worker threads of one self-play process, sharing its evaluator (the net's batches merge
+    /// across workers). Default 1, range 1..=256.
+    pub workers: usize,
+    /// Finished games per shard file: a worker writes a shard each time this many of its games
+    /// have finished (and what it has when it stops). Default 32, range 1..=100000.
+    pub games_per_shard: usize,
+    /// Plies after which a game is stopped and scored a draw (`DrawReason::Cap`). Plies.
+    /// Default 400, range 1..=100000. The rules' own move-count draws usually come first.
+    pub max_plies: u32,
+    /// Resignation threshold: the side to move resigns when both the root value and the value
+    /// of its most visited move (its own view) are below this for `resign_plies` of its
+    /// consecutive moves. Value units. Default -0.95, range [-1, 1]; -1 never resigns.
+    pub resign_threshold: f32,
+    /// Consecutive own moves below `resign_threshold` before a side resigns. Moves. Default 3,
+    /// range 1..=1000.
+    pub resign_plies: u32,
+    /// Share of games, drawn per game, played with resignation off. In them the first side that
+    /// would have resigned is noted, and if it then wins or draws the resignation would have
+    /// been false: the false-resign rate is measured on these games. Default 0.1, range [0, 1].
+    pub no_resign_fraction: f32,
+    /// Seconds between looks for a newer model (a newer checkpoint); a look happens only
+    /// between games, and a newer model is picked up at once. Seconds. Default 30, range
+    /// [0, 86400]; 0 looks after every game.
+    pub model_poll_seconds: f64,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> SelfplayConfig {
+        SelfplayConfig {
+            simulations: 200,
+            fast_simulations: 0,
+            full_search_fraction: 0.25,
+            games_in_flight: 64,
+            workers: 1,
+            games_per_shard: 32,
+            max_plies: 400,
+            resign_threshold: -0.95,
+            resign_plies: 3,
+            no_resign_fraction: 0.1,
+            model_poll_seconds: 30.0,
+        }
+    }
+}
+
+/// A `[selfplay]` field outside its documented range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The field's name, as in the config file.
+    pub field: &'static str,
+    /// The rejected value.
+    pub value: f64,
+    /// The allowed range, in words.
+    pub range: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "selfplay.{} = {} is outside its range {}", self.field, self.value, self.range)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl SelfplayConfig {
+    /// Checks every field against its documented range.
+    ///
+    /// # Errors
+    /// The first field found outside its range (NaN is outside every range).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        fn check(field: &'static str, value: f64, lo: f64, lo_open: bool, hi: f64) -> Result<(), ConfigError> {
+            let above_lo = if lo_open { value > lo } else { value >= lo };
+            if above_lo && value <= hi {
+                return Ok(());
+            }
+            let range = if lo_open { format!("({lo}, {hi}]") } else { format!("[{lo}, {hi}]") };
+            Err(ConfigError { field, value, range })
+        }
+        check("simulations", self.simulations.into(), 1.0, false, 100_000.0)?;
+        check("fast_simulations", self.fast_simulations.into(), 0.0, false, self.simulations.into())?;
+        check("full_search_fraction", self.full_search_fraction.into(), 0.0, true, 1.0)?;
+        check("games_in_flight", self.games_in_flight as f64, 1.0, false, 4096.0)?;
+        check("workers", self.workers as f64, 1.0, false, 256.0)?;
+        check("games_per_shard", self.games_per_shard as f64, 1.0, false, 100_000.0)?;
+        check("max_plies", self.max_plies.into(), 1.0, false, 100_000.0)?;
+        check("resign_threshold", self.resign_threshold.into(), -1.0, false, 1.0)?;
+        check("resign_plies", self.resign_plies.into(), 1.0, false, 1000.0)?;
+        check("no_resign_fraction", self.no_resign_fraction.into(), 0.0, false, 1.0)?;
+        check("model_poll_seconds", self.model_poll_seconds, 0.0, false, 86_400.0)?;
+        Ok(())
+    }
+
+    /// True when playout-cap randomisation is on (some moves get a cheap, unrecorded search).
+    #[must_use]
+    pub fn playout_cap(&self) -> bool {
+        self.fast_simulations > 0 && self.fast_simulations < self.simulations && self.full_search_fraction < 1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        let c = SelfplayConfig::default();
+        assert_eq!(c.validate(), Ok(()));
+        assert!(!c.playout_cap());
+    }
+
+    #[test]
+    fn out_of_range_is_named() {
+        let c = SelfplayConfig { fast_simulations: 300, ..SelfplayConfig::default() };
+        let e = c.validate().expect_err("fast above full");
+        assert_eq!(e.field, "fast_simulations");
+        assert_eq!(e.to_string(), "selfplay.fast_simulations = 300 is outside its range [0, 200]");
+        let c = SelfplayConfig { full_search_fraction: 0.0, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("full_search_fraction"));
+        let c = SelfplayConfig { no_resign_fraction: f32::NAN, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("no_resign_fraction"));
+        let c = SelfplayConfig { games_in_flight: 0, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("games_in_flight"));
+    }
+}

@@ -1,0 +1,157 @@
+//! Self-play for qizero: worker threads that play games against themselves with MCTS and write
+//! the finished games, with their training samples, as shards into a run's `shards/` directory.
+//!
+//! - [`Selfplay`]: one self-play process's setup; [`Selfplay::run`] starts its workers
+//!   (`workers` threads, each with `games_in_flight` games whose leaves go to the evaluator in
+//!   one batch per round) and returns when they are done: the game quota is played, or the
+//!   stop flag is set (then the finished games are written and the rest dropped).
+//! - [`ModelSource`]: where the evaluator comes from and how a newer model is picked up
+//!   (between games). This crate knows nothing of nets: the `qizero` binary implements the
+//!   source with `nn` (newest checkpoint, else a random net); tests use [`FixedModel`] with
+//!   `mcts::UniformEvaluator`.
+//! - [`SelfplayConfig`]: the `[selfplay]` table (simulations, playout-cap randomisation, games
+//!   in flight, workers, shard size, ply cap, resignation, model polling).
+//! - [`Progress`] / [`Totals`] / [`ShardReport`] / [`Observer`]: live counters for a progress
+//!   display and a report per shard written (one `metrics.jsonl` line in the binary).
+//! - [`seed`]: how every random choice derives from the run seed, the process instance and the
+//!   worker index (reproducible per worker, different across processes).
+//!
+//! How a worker plays a move, resigns and writes shards is described in the `worker` module
+//! (see [`Selfplay::run`]). Shards are written by [`shard::write_shard`]: atomically, under
+//! names unique across threads and processes, so any number of self-play processes can share
+//! one run directory, and a worker killed at any moment leaves no partial shard a reader
+//! would take.
+
+mod config;
+mod model;
+mod progress;
+pub mod seed;
+mod worker;
+
+pub use config::{ConfigError, SelfplayConfig};
+pub use model::{FixedModel, Model, ModelSource, SourceError};
+pub use progress::{NoObserver, Observer, Progress, ShardReport, Totals};
+
+use encode::Encode;
+use mcts::MctsParams;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+use worker::{Shared, Worker};
+
+/// What can stop self-play with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfplayError {
+    /// A `[selfplay]` field out of range.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An `[mcts]` field out of range.
+    #[error(transparent)]
+    Params(#[from] mcts::ParamsError),
+    /// A shard could not be written.
+    #[error("writing a shard: {0}")]
+    Shard(#[from] shard::ShardError),
+    /// The model source failed (a newer checkpoint that cannot be loaded).
+    #[error("model source: {0}")]
+    Model(SourceError),
+    /// A worker thread could not be started.
+    #[error("starting self-play worker {worker}: {error}")]
+    Thread {
+        /// The worker's index.
+        worker: usize,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+    /// A worker's search panicked (an evaluator broke its contract, or the inference thread
+    /// died). Its finished games were written first.
+    #[error("self-play worker {worker} panicked: {message}")]
+    WorkerPanicked {
+        /// The worker's index.
+        worker: usize,
+        /// The panic message.
+        message: String,
+    },
+}
+
+/// One self-play process: what to play with, where to write, when to stop.
+pub struct Selfplay<'a, G: Encode> {
+    /// The `[selfplay]` table. Its `workers` is the number of threads started.
+    pub config: &'a SelfplayConfig,
+    /// The search parameters (noise, temperature schedule, leaves per batch, ...).
+    pub mcts: &'a MctsParams,
+    /// The evaluator, and newer models as they appear.
+    pub source: &'a dyn ModelSource<G>,
+    /// The directory shards are written into (a run's `shards/`; created if missing).
+    pub shard_dir: &'a Path,
+    /// The run's seed.
+    pub seed: u64,
+    /// This process's instance number, the process-unique part of the worker seeds
+    /// ([`seed::worker_seed`]).
+    pub instance: u64,
+    /// Games to play in all, over all workers; `None` plays until `stop` is set.
+    pub max_games: Option<u64>,
+    /// Set it (from a Ctrl-C handler, say) to stop: workers finish their current round, write
+    /// their finished games and return; games in flight are dropped.
+    pub stop: &'a AtomicBool,
+    /// Live counters, for a progress display.
+    pub progress: &'a Progress,
+    /// Told of each shard written and each model change.
+    pub observer: &'a dyn Observer,
+}
+
+impl<G: Encode> Selfplay<'_, G> {
+    /// Checks the configuration, then runs `config.workers` workers on scoped threads until
+    /// `max_games` games are finished or `stop` is set. Every finished game is in a shard when
+    /// this returns, also when it returns an error (as far as the shards can be written).
+    /// Returns the final counters.
+    ///
+    /// # Errors
+    /// A configuration out of range (before anything is played); a shard that cannot be
+    /// written; the model source failing; a worker that panicked. The first error stops every
+    /// worker; each writes its finished games before returning.
+    pub fn run(&self) -> Result<Totals, SelfplayError> {
+        self.config.validate()?;
+        self.mcts.validate()?;
+        let shared = Shared {
+            config: self.config,
+            mcts: self.mcts,
+            source: self.source,
+            shard_dir: self.shard_dir,
+            max_games: self.max_games,
+            stop: self.stop,
+            progress: self.progress,
+            observer: self.observer,
+            started: AtomicU64::new(0),
+            abort: AtomicBool::new(false),
+            last_poll: Mutex::new(Instant::now()),
+        };
+        let results: Vec<Result<(), SelfplayError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..self.config.workers)
+                .map(|k| {
+                    let shared = &shared;
+                    let seed = seed::worker_seed(self.seed, self.instance, k);
+                    let id = shard::unique_worker_id(&format!("sp{k}-"));
+                    std::thread::Builder::new()
+                        .name(format!("selfplay-{k}"))
+                        .spawn_scoped(scope, move || Worker::new(shared, k, id, seed).run())
+                })
+                .collect();
+            handles
+                .into_iter()
+                .enumerate()
+                .map(|(k, handle)| match handle {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        Err(SelfplayError::WorkerPanicked { worker: k, message: "panicked outside the search".into() })
+                    }),
+                    Err(e) => {
+                        shared.abort.store(true, Ordering::Relaxed);
+                        Err(SelfplayError::Thread { worker: k, error: e })
+                    }
+                })
+                .collect()
+        });
+        results.into_iter().collect::<Result<(), _>>()?;
+        Ok(self.progress.snapshot())
+    }
+}

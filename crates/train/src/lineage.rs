@@ -1,0 +1,158 @@
+//! The lineage manifest of a checkpoint: `checkpoints/<step>.json`, written last, so its presence
+//! marks the checkpoint complete.
+//!
+//! A checkpoint at step `S` is three files in `checkpoints/`, written in this order, each to a
+//! hidden temporary name, flushed and renamed:
+//! 1. `S-<id>.safetensors`: the weights ([`nn::checkpoint`]); `<id>` is the first 12 hex digits of
+//!    the SHA-256 of the weights themselves (every variable, batch-norm statistics included, in
+//!    name order: name, shape, little-endian `f32` values), so equal weights get equal names.
+//! 2. `S.optim.safetensors`: the optimiser state ([`crate::optim`]).
+//! 3. `S.json`: this manifest.
+//!
+//! A process killed anywhere in between leaves at most files without a manifest, which
+//! [`latest`] ignores and the next checkpoint at that step replaces.
+//!
+//! # Fields (JSON object)
+//! | key                  | value                                                                  |
+//! |----------------------|------------------------------------------------------------------------|
+//! | `format`             | `qizero-lineage-1`                                                     |
+//! | `game`, `encoding`, `architecture` | what the weights are for (as in the weights' metadata)   |
+//! | `step`               | optimiser steps taken since the run began                              |
+//! | `weights`            | file name of the weights, `S-<id>.safetensors`                         |
+//! | `optimizer_state`    | file name of the optimiser state, `S.optim.safetensors`                |
+//! | `optimizer`          | `sgd` or `adamw`                                                       |
+//! | `parent`             | the previous checkpoint's weights file name, `null` for the first      |
+//! | `samples_seen`       | positions trained on since the run began (steps x batch size)          |
+//! | `positions_generated`| positions in all valid shards the trainer had seen                     |
+//! | `window`             | `{shards, positions, oldest, newest}`: the replay window at this step  |
+//! | `losses`             | `{steps, policy, value, total}`: means over the steps since `parent`   |
+//! | `learning_rate`      | the learning rate of the last step                                     |
+//! | `seed`               | the run seed                                                           |
+//! | `config_hash`        | SHA-256 (hex) of the effective run config as TOML                      |
+//! | `corrupt_shards`     | shards skipped as corrupt so far by this trainer process               |
+//! | `created_ms`         | when it was written, milliseconds since the Unix epoch                 |
+
+use crate::TrainError;
+use crate::window::WindowInfo;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The value of the `format` key.
+pub const FORMAT: &str = "qizero-lineage-1";
+
+/// Mean losses over a stretch of steps.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanLosses {
+    /// Steps averaged over (0: no step, losses 0).
+    pub steps: u64,
+    /// Policy cross-entropy (nats).
+    pub policy: f64,
+    /// Value mean squared error.
+    pub value: f64,
+    /// Total loss (policy + value weight x value).
+    pub total: f64,
+}
+
+/// The manifest of one checkpoint. Fields as in the [module docs](self).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lineage {
+    /// `qizero-lineage-1`.
+    pub format: String,
+    /// The game.
+    pub game: String,
+    /// The encoding id.
+    pub encoding: String,
+    /// The net's architecture string.
+    pub architecture: String,
+    /// Optimiser steps since the run began.
+    pub step: u64,
+    /// The weights' file name.
+    pub weights: String,
+    /// The optimiser state's file name.
+    pub optimizer_state: String,
+    /// `sgd` or `adamw`.
+    pub optimizer: String,
+    /// The previous checkpoint's weights file name.
+    pub parent: Option<String>,
+    /// Positions trained on since the run began.
+    pub samples_seen: u64,
+    /// Positions in all valid shards seen.
+    pub positions_generated: u64,
+    /// The replay window.
+    pub window: WindowInfo,
+    /// Mean losses since the parent.
+    pub losses: MeanLosses,
+    /// The learning rate of the last step.
+    pub learning_rate: f64,
+    /// The run seed.
+    pub seed: u64,
+    /// SHA-256 of the effective config.
+    pub config_hash: String,
+    /// Corrupt shards skipped so far.
+    pub corrupt_shards: usize,
+    /// Milliseconds since the Unix epoch.
+    pub created_ms: u64,
+}
+
+impl Lineage {
+    /// Writes the manifest to `dir/<step>.json` atomically.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, TrainError> {
+        let path = dir.join(format!("{}.json", self.step));
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| TrainError::io(&path, e))?;
+        text.push('\n');
+        crate::fsutil::write_atomic(&path, text.as_bytes())?;
+        Ok(path)
+    }
+
+    /// Reads a manifest.
+    ///
+    /// # Errors
+    /// Unreadable file, bad JSON, missing fields, or another format.
+    pub fn read(path: &Path) -> Result<Lineage, TrainError> {
+        let text = std::fs::read_to_string(path).map_err(|e| TrainError::io(path, e))?;
+        let lineage: Lineage = serde_json::from_str(&text)
+            .map_err(|e| TrainError::Corrupt { path: path.to_path_buf(), message: e.to_string() })?;
+        if lineage.format != FORMAT {
+            return Err(TrainError::Corrupt {
+                path: path.to_path_buf(),
+                message: format!("lineage format '{}', this build reads '{FORMAT}'", lineage.format),
+            });
+        }
+        Ok(lineage)
+    }
+}
+
+/// The steps of every manifest `<step>.json` in `dir`, ascending (none if `dir` is missing).
+#[must_use]
+pub fn steps_in(dir: &Path) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut steps: Vec<u64> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".json")).and_then(|s| s.parse().ok()))
+        .collect();
+    steps.sort_unstable();
+    steps
+}
+
+/// The newest complete checkpoint in `dir`: the manifest with the highest step, read.
+///
+/// # Errors
+/// That manifest cannot be read, or a file it names is missing (a damaged checkpoint directory:
+/// reported, never skipped silently).
+pub fn latest(dir: &Path) -> Result<Option<Lineage>, TrainError> {
+    let Some(&step) = steps_in(dir).last() else { return Ok(None) };
+    let lineage = Lineage::read(&dir.join(format!("{step}.json")))?;
+    for name in [&lineage.weights, &lineage.optimizer_state] {
+        let path = dir.join(name);
+        if !path.is_file() {
+            return Err(TrainError::Corrupt {
+                path: dir.join(format!("{step}.json")),
+                message: format!("names {name}, which is missing"),
+            });
+        }
+    }
+    Ok(Some(lineage))
+}

@@ -1,0 +1,367 @@
+//! The trainer against real shards on disk: learning, exact resume, corrupt shards, lineage,
+//! the replay window and the reuse cap.
+
+use encode::Encode;
+use nn::NetConfig;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use train::{
+    Event, Lineage, OptimizerKind, Readiness, ReplayWindow, RunOptions, StopReason, TrainConfig, Trainer, TrainerSetup,
+    batch, synthetic,
+};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("qizero-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("shards")).expect("scratch dir");
+    dir
+}
+
+/// Writes `n` shards of random games, created at times `t0, t0 + 1, ...`; returns their paths
+/// and sample counts.
+fn write_shards<G: Encode>(run: &Path, n: u64, games: usize, t0: u64) -> Vec<(PathBuf, u64)> {
+    (0..n)
+        .map(|i| {
+            let s = synthetic::random_shard::<G>(t0 + i, games, 40, t0 + i, "test");
+            let count = s.counts().samples;
+            (shard::write_shard(&run.join("shards"), &s).expect("write shard"), count)
+        })
+        .collect()
+}
+
+fn train_config() -> TrainConfig {
+    TrainConfig {
+        batch_size: 16,
+        min_positions: 1,
+        max_samples_per_new_sample: 0.0,
+        checkpoint_every: 1000,
+        metrics_every: 0,
+        poll_seconds: 0.05,
+        ..TrainConfig::default()
+    }
+}
+
+fn setup(run: &Path, train: TrainConfig) -> TrainerSetup {
+    TrainerSetup {
+        run_dir: run.to_path_buf(),
+        net: NetConfig { device: "cpu".into(), ..NetConfig::tiny() },
+        train,
+        seed: 7,
+        config_hash: "cafe".into(),
+    }
+}
+
+fn run_collect<G: Encode>(trainer: &mut Trainer<G>, options: RunOptions) -> (train::RunSummary, Vec<Event>) {
+    let mut events = Vec::new();
+    let summary = trainer.run(options, &AtomicBool::new(false), &mut |e| events.push(e.clone())).expect("run");
+    (summary, events)
+}
+
+#[test]
+fn loss_falls_on_a_fixed_shard_set() {
+    let run = scratch("loss-falls");
+    write_shards::<xiangqi::Game>(&run, 2, 3, 100);
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("open");
+    trainer.rescan().expect("scan");
+    let losses: Vec<f64> = (0..60).map(|_| trainer.train_step().expect("step").total_loss).collect();
+    let first: f64 = losses[..5].iter().sum::<f64>() / 5.0;
+    let last: f64 = losses[55..].iter().sum::<f64>() / 5.0;
+    // A fresh net's policy loss is about ln(2062) = 7.6 nats; learning which moves are legal alone
+    // takes off more than one.
+    assert!(last < first - 1.0, "loss did not fall: first {first:.3}, last {last:.3}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn draughts_trains_too() {
+    let run = scratch("draughts");
+    write_shards::<draughts::Game>(&run, 2, 2, 100);
+    let mut trainer = Trainer::<draughts::Game>::open(setup(&run, train_config())).expect("open");
+    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(3), no_wait: true });
+    assert_eq!((summary.reason, summary.last_step), (StopReason::Target, 3));
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// Train K steps with a checkpoint at K, go on; a fresh trainer opened on the same directory
+/// resumes at K and computes the same next losses and weights, bit for bit.
+#[test]
+fn resume_is_exact() {
+    for optimizer in [OptimizerKind::Sgd, OptimizerKind::Adamw] {
+        for loader_threads in [0, 2] {
+            let run = scratch(&format!("resume-{optimizer:?}-{loader_threads}"));
+            write_shards::<xiangqi::Game>(&run, 3, 2, 100);
+            let learning_rate = if optimizer == OptimizerKind::Sgd { 0.02 } else { 1e-3 };
+            let config =
+                TrainConfig { optimizer, loader_threads, learning_rate, checkpoint_every: 3, ..train_config() };
+            let mut a = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
+            let (summary, _) = run_collect(&mut a, RunOptions { until_step: Some(3), no_wait: true });
+            assert_eq!(summary.last_checkpoint.as_ref().map(|l| l.step), Some(3));
+            let ahead: Vec<f64> = (0..3).map(|_| a.train_step().expect("step").total_loss).collect();
+            let ahead_id = train::content_id(a.net()).expect("id");
+
+            let mut b = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("reopen");
+            assert_eq!((b.step(), b.samples_seen()), (3, 48));
+            b.rescan().expect("scan");
+            let resumed: Vec<f64> = (0..3).map(|_| b.train_step().expect("step").total_loss).collect();
+            assert_eq!(ahead, resumed, "{optimizer:?}, loader threads {loader_threads}");
+            assert_eq!(ahead_id, train::content_id(b.net()).expect("id"));
+            let _ = std::fs::remove_dir_all(&run);
+        }
+    }
+}
+
+#[test]
+fn batches_depend_only_on_seed_step_and_window() {
+    let run = scratch("batches");
+    write_shards::<xiangqi::Game>(&run, 2, 2, 100);
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1_000_000);
+    window.scan().expect("scan");
+    let w = window.snapshot();
+    let one = batch::build(w, 5, 9, 33, 1);
+    let three = batch::build(w, 5, 9, 33, 3);
+    let same = |a: &batch::Batch, b: &batch::Batch| {
+        a.inputs.equal(&b.inputs)
+            && a.policy_index.equal(&b.policy_index)
+            && a.policy_share.equal(&b.policy_share)
+            && a.value.equal(&b.value)
+    };
+    assert!(same(&one, &three));
+    let other = batch::build(w, 5, 10, 33, 1);
+    assert!(!same(&one, &other));
+    let sums = Vec::<f32>::try_from(one.policy_share.sum_dim_intlist(1, false, tch::Kind::Float)).expect("sums");
+    assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-5), "{sums:?}");
+    assert_eq!(one.inputs.size(), [33, 33, 10, 9]);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// Every row of a batch is the encoder's planes and [`encode::policy_target`]'s target for its
+/// position, under one of the symmetries, and both symmetries occur.
+#[test]
+fn batch_rows_are_the_encoders_view() {
+    use game::Game as _;
+    let run = scratch("rows");
+    // One game, one sample: the start position.
+    let data = synthetic::random_shard::<xiangqi::Game>(3, 1, 1, 100, "rows");
+    shard::write_shard(&run.join("shards"), &data).expect("write");
+    let sample = &data.games[0].samples[0];
+    let start = xiangqi::Game::new();
+    let info = xiangqi::Game::ENCODING;
+    let moves: Vec<_> = sample.pi.iter().map(|(m, _)| start.parse_move(m).expect("legal")).collect();
+    let shares: Vec<f32> = sample.pi.iter().map(|&(_, p)| p).collect();
+    let mut indices = Vec::new();
+    start.policy_indices(&moves, &mut indices);
+    let expected: Vec<(Vec<f32>, Vec<f32>)> = (0..info.symmetries)
+        .map(|sym| {
+            let mut planes = vec![0.0; info.plane_len()];
+            start.encode(&mut planes);
+            xiangqi::Game::transform_planes(sym, &mut planes);
+            let turned: Vec<u32> =
+                indices.iter().map(|&i| xiangqi::Game::transform_policy_index(sym, i as usize) as u32).collect();
+            let mut target = vec![0.0; info.policy_size];
+            encode::policy_target(&turned, &shares, &mut target);
+            (planes, target)
+        })
+        .collect();
+
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1000);
+    window.scan().expect("scan");
+    let b = batch::build(window.snapshot(), 1, 0, 16, 1);
+    let dense = tch::Tensor::zeros([16, info.policy_size as i64], (tch::Kind::Float, tch::Device::Cpu)).scatter_add(
+        1,
+        &b.policy_index,
+        &b.policy_share,
+    );
+    let mut seen = vec![false; info.symmetries];
+    for row in 0..16 {
+        let planes = Vec::<f32>::try_from(b.inputs.get(row).view([-1])).expect("planes");
+        let target = Vec::<f32>::try_from(dense.get(row)).expect("target");
+        let sym = expected.iter().position(|(p, t)| *p == planes && *t == target).expect("row matches a symmetry");
+        seen[sym] = true;
+    }
+    assert!(seen.iter().all(|&s| s), "both symmetries drawn: {seen:?}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn corrupt_shards_are_skipped_and_named() {
+    let run = scratch("corrupt");
+    let shards = write_shards::<xiangqi::Game>(&run, 4, 2, 100);
+    // Cut one short, flip a bit in another's payload, add a file that is no shard at all and a
+    // shard of the other game.
+    let cut = &shards[1].0;
+    let len = std::fs::metadata(cut).expect("meta").len();
+    std::fs::OpenOptions::new().write(true).open(cut).expect("open").set_len(len / 2).expect("truncate");
+    let flipped = &shards[3].0;
+    let mut bytes = std::fs::read(flipped).expect("read");
+    bytes[40] ^= 0x10;
+    std::fs::write(flipped, bytes).expect("write");
+    std::fs::write(run.join("shards/0000000000050-junk.shard"), b"hello").expect("junk");
+    let other = synthetic::random_shard::<draughts::Game>(1, 1, 10, 99, "draughts");
+    let other = shard::write_shard(&run.join("shards"), &other).expect("write");
+
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("open");
+    let (summary, events) = run_collect(&mut trainer, RunOptions { until_step: Some(2), no_wait: true });
+    assert_eq!(summary.reason, StopReason::Target, "the good shards still train");
+    let reported: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|e| if let Event::Corrupt(c) = e { Some((c.name.clone(), c.fault.clone())) } else { None })
+        .collect();
+    let name = |p: &Path| p.file_name().expect("name").to_string_lossy().into_owned();
+    let fault_of = |p: &str| reported.iter().find(|(n, _)| n == p).map(|(_, f)| f.clone());
+    assert_eq!(reported.len(), 4, "{reported:?}");
+    assert!(fault_of(&name(cut)).expect("cut reported").contains("truncated"));
+    assert!(fault_of(&name(flipped)).expect("flip reported").contains("checksum"));
+    assert!(fault_of("0000000000050-junk.shard").expect("junk reported").contains("not a qizero shard"));
+    assert!(fault_of(&name(&other)).expect("other game reported").contains("draughts"));
+    assert_eq!(summary.corrupt.len(), 4);
+    assert_eq!(summary.last_checkpoint.expect("checkpoint").corrupt_shards, 4);
+    // Reported once: a rescan finds nothing new.
+    assert!(trainer.rescan().expect("scan").is_empty());
+    assert_eq!(trainer.window().snapshot().positions(), shards[0].1 + shards[2].1);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn lineage_records_the_checkpoint() {
+    let run = scratch("lineage");
+    let shards = write_shards::<xiangqi::Game>(&run, 3, 2, 100);
+    let total: u64 = shards.iter().map(|s| s.1).sum();
+    let config = TrainConfig { checkpoint_every: 2, ..train_config() };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
+    let (summary, events) = run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true });
+    let written: Vec<u64> =
+        events.iter().filter_map(|e| if let Event::Checkpoint(l) = e { Some(l.step) } else { None }).collect();
+    assert_eq!(written, [2, 4]);
+    let dir = run.join("checkpoints");
+    let two = Lineage::read(&dir.join("2.json")).expect("2.json");
+    let four = Lineage::read(&dir.join("4.json")).expect("4.json");
+    assert_eq!(Some(&four), summary.last_checkpoint.as_ref());
+    assert_eq!(two.parent, None);
+    assert_eq!(four.parent.as_deref(), Some(two.weights.as_str()));
+    assert_eq!((four.step, four.samples_seen, four.positions_generated), (4, 64, total));
+    assert_eq!((four.game.as_str(), four.encoding.as_str(), four.optimizer.as_str()), ("xiangqi", "xiangqi-v1", "sgd"));
+    assert_eq!(four.architecture, NetConfig::tiny().architecture());
+    assert_eq!((four.window.shards, four.window.positions), (3, total));
+    let name = |p: &Path| p.file_name().expect("name").to_string_lossy().into_owned();
+    assert_eq!(four.window.oldest.as_deref(), Some(name(&shards[0].0).as_str()));
+    assert_eq!(four.window.newest.as_deref(), Some(name(&shards[2].0).as_str()));
+    assert_eq!(four.losses.steps, 2);
+    assert!(four.losses.total.is_finite() && four.losses.policy > 0.0 && four.losses.value >= 0.0);
+    assert!((four.losses.total - four.losses.policy - four.losses.value).abs() < 1e-5);
+    assert_eq!((four.config_hash.as_str(), four.seed, four.corrupt_shards), ("cafe", 7, 0));
+    assert_eq!(four.optimizer_state, "4.optim.safetensors");
+    assert!(four.weights.starts_with("4-") && four.weights.len() == "4-".len() + 12 + ".safetensors".len());
+    // The weights file is what nn (and self-play) take as the newest checkpoint, named by content.
+    let (step, path) = nn::checkpoint::latest_in(&dir).expect("latest");
+    assert_eq!((step, name(&path)), (4, four.weights.clone()));
+    let meta = nn::checkpoint::read_meta(&path).expect("meta");
+    assert_eq!(meta.all.get("parent"), Some(&two.weights));
+    let (net, _) = nn::checkpoint::load(&path, "xiangqi", xiangqi::Game::ENCODING, &NetConfig::tiny()).expect("load");
+    assert_eq!(format!("4-{}.safetensors", train::content_id(&net).expect("id")), four.weights);
+    assert!(
+        std::fs::read_dir(&dir).expect("dir").flatten().all(|e| !e.file_name().to_string_lossy().ends_with(".tmp"))
+    );
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn incomplete_checkpoints_are_ignored_and_cleared() {
+    let run = scratch("incomplete");
+    write_shards::<xiangqi::Game>(&run, 2, 2, 100);
+    let config = TrainConfig { checkpoint_every: 2, ..train_config() };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
+    run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true });
+    // As if killed while writing step 6: weights and optimiser state, no manifest; and a temp.
+    let dir = run.join("checkpoints");
+    std::fs::copy(dir.join("4.optim.safetensors"), dir.join("6.optim.safetensors")).expect("copy");
+    std::fs::write(dir.join("6-000000000000.safetensors"), b"half").expect("write");
+    std::fs::write(dir.join(".6.json.tmp"), b"{").expect("write");
+    let reopened = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("reopen");
+    assert_eq!(reopened.step(), 4);
+    let left: Vec<String> =
+        std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert!(left.iter().all(|n| !n.starts_with('6') && !n.ends_with(".tmp")), "{left:?}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn window_takes_the_newest_shards_up_to_its_size() {
+    let run = scratch("window");
+    let shards = write_shards::<xiangqi::Game>(&run, 5, 1, 100);
+    let names: Vec<String> =
+        shards.iter().map(|(p, _)| p.file_name().expect("name").to_string_lossy().into_owned()).collect();
+    let count = |i: usize| shards[i].1;
+    // One position short of the newest two: the second newest crosses the line and is taken whole.
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3) - 1) as usize);
+    window.scan().expect("scan");
+    assert_eq!(window.snapshot().names(), [names[3].as_str(), names[4].as_str()]);
+    // Exactly the newest two.
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3)) as usize);
+    let report = window.scan().expect("scan");
+    assert!(report.changed && report.new_shards == 5 && report.corrupt.is_empty());
+    assert_eq!(window.snapshot().names(), [names[3].as_str(), names[4].as_str()]);
+    let all: u64 = shards.iter().map(|s| s.1).sum();
+    assert_eq!(window.positions_generated(), all, "shards outside the window count as generated");
+    // A newer shard pushes the oldest out; nothing changes on a rescan without news.
+    let newer = write_shards::<xiangqi::Game>(&run, 1, 1, 200);
+    window.scan().expect("scan");
+    let newest = newer[0].0.file_name().expect("name").to_string_lossy().into_owned();
+    assert_eq!(window.snapshot().names().last().copied(), Some(newest.as_str()));
+    assert!(!window.snapshot().names().contains(&names[2].as_str()));
+    assert!(!window.scan().expect("scan").changed);
+    // Deleted shards still count as generated.
+    std::fs::remove_file(&shards[0].0).expect("remove");
+    window.scan().expect("scan");
+    assert_eq!(window.positions_generated(), all + newer[0].1);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn reuse_cap_and_minimum_gate_training() {
+    let run = scratch("cap");
+    let shards = write_shards::<xiangqi::Game>(&run, 1, 2, 100);
+    let positions = shards[0].1;
+    let config = TrainConfig { min_positions: positions as usize + 1, ..train_config() };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
+    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true });
+    assert_eq!(
+        summary.reason,
+        StopReason::Starved(Readiness::TooFewPositions { have: positions, need: positions + 1 })
+    );
+    assert_eq!((summary.last_step, summary.last_checkpoint), (0, None));
+
+    let config = TrainConfig { max_samples_per_new_sample: 1.0, ..train_config() };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
+    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true });
+    let steps = positions / 16;
+    assert_eq!(summary.last_step, steps);
+    assert_eq!(
+        summary.reason,
+        StopReason::Starved(Readiness::ReuseCap { samples_seen: steps * 16, allowed: positions })
+    );
+    assert_eq!(summary.last_checkpoint.map(|l| l.step), Some(steps), "stopping writes a checkpoint");
+    write_shards::<xiangqi::Game>(&run, 1, 2, 200);
+    trainer.rescan().expect("scan");
+    assert_eq!(trainer.readiness(), Readiness::Ready);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn waits_for_data_and_stops_on_request() {
+    let run = scratch("wait");
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("open");
+    let stop = AtomicBool::new(false);
+    let mut events = Vec::new();
+    let summary = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            stop.store(true, Ordering::Relaxed);
+        });
+        trainer.run(RunOptions::default(), &stop, &mut |e| events.push(e.clone())).expect("run")
+    });
+    assert_eq!(summary.reason, StopReason::Stopped);
+    assert!(matches!(events.first(), Some(Event::Waiting(Readiness::TooFewPositions { have: 0, need: 1 }))));
+    assert_eq!(events.len(), 1, "one waiting event, not one per poll: {events:?}");
+    assert!(summary.last_checkpoint.is_none());
+    let _ = std::fs::remove_dir_all(&run);
+}
