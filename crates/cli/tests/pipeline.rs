@@ -76,3 +76,37 @@ fn selfplay_train_selfplay() {
     assert!(metrics.contains("\"selfplay\""), "{metrics}");
     let _ = std::fs::remove_dir_all(&run);
 }
+
+#[test]
+fn two_selfplay_processes_share_a_run_directory() {
+    let run = std::env::temp_dir().join(format!("qizero-two-writers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&run);
+    // Made once first, so both processes find the same config.toml.
+    qizero(&["selfplay", "--games", "2"], &run);
+    let before = shards(&run).len();
+    let spawn = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_qizero"));
+        cmd.args(["selfplay", "--games", "6", "--config", CONFIG, "--run"]).arg(&run);
+        for set in SETS {
+            cmd.args(["--set", set]);
+        }
+        cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().expect("spawn qizero")
+    };
+    let (a, b) = (spawn(), spawn());
+    for child in [a, b] {
+        let out = child.wait_with_output().expect("wait");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Each process wrote its 6 games as 3 shards of 2: nothing overwritten, everything readable.
+    let all = shards(&run);
+    assert_eq!(all.len(), before + 6, "{all:?}");
+    let games: usize = all.iter().map(|p| shard::read_shard(p).expect("whole shard").games.len()).sum();
+    assert_eq!(games, 2 + 12);
+    let leftovers: Vec<_> = std::fs::read_dir(run.join("shards"))
+        .expect("shards dir")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&run);
+}
