@@ -27,6 +27,7 @@ mod random;
 pub mod record;
 mod runner;
 pub mod spec;
+pub mod sprt;
 pub mod uci;
 
 pub use agent::{Agent, AgentError};
