@@ -4,7 +4,8 @@
 //! - [`Agent`]: anything that picks a move for a [`game::Game`]: [`RandomAgent`],
 //!   [`AlphaBetaAgent`] (our engine, in process), [`UciAgent`] (any UCI xiangqi engine:
 //!   Fairy-Stockfish, Pikafish, `qizero uci`) and [`HubAgent`] (any Hub draughts engine: Scan,
-//!   `scripts/dame-hub`). Later: MCTS with a net.
+//!   `scripts/dame-hub`) and [`MctsAgent`] (PUCT search with a checkpoint's net, which a
+//!   [`NetSource`] supplies, or with the rules alone).
 //! - [`spec`]: the one-line agent specs the command line takes (`alphabeta:depth=4`,
 //!   `uci:/usr/games/fairy-stockfish,movetime=200`), and [`build_agent`] to make one.
 //! - [`run_match`]: A against B from a set of openings (each twice, colours swapped), games in
@@ -22,6 +23,7 @@ pub mod elo;
 mod engine;
 mod games;
 pub mod hub;
+mod mcts_agent;
 pub mod openings;
 mod random;
 pub mod record;
@@ -35,6 +37,7 @@ pub use alphabeta_agent::AlphaBetaAgent;
 pub use elo::Score;
 pub use games::ArenaGame;
 pub use hub::HubAgent;
+pub use mcts_agent::{MctsAgent, NetSource, NoNets};
 pub use random::RandomAgent;
 pub use runner::{GameResult, MatchConfig, MatchError, MatchResult, build_agent, run_match, termination};
 pub use spec::{AgentSpec, SpecError};

@@ -15,6 +15,7 @@
 use crate::ArenaGame;
 use crate::agent::{Agent, AgentError};
 use crate::elo::Score;
+use crate::mcts_agent::{MctsAgent, NetSource};
 use crate::record::{GameRecord, today};
 use crate::spec::{AgentKind, AgentSpec, SpecError};
 use crate::{alphabeta_agent::AlphaBetaAgent, random::RandomAgent};
@@ -137,18 +138,22 @@ impl fmt::Display for MatchError {
 impl std::error::Error for MatchError {}
 
 /// Builds the agent a spec describes, for game `G`; `movetime` is the time per move when the
-/// spec sets no limit, `seed` drives its random choices.
+/// spec sets no limit, `seed` drives its random choices, `nets` gives MCTS agents the
+/// evaluator of the checkpoint they name.
 ///
 /// # Errors
-/// An engine that cannot be started, or a spec for the other game's protocol.
+/// An engine or a checkpoint that cannot be started or loaded, or a spec for the other game's
+/// protocol.
 pub fn build_agent<G: ArenaGame>(
     spec: &AgentSpec,
     movetime: Duration,
     seed: u64,
+    nets: &dyn NetSource<G>,
 ) -> Result<Box<dyn Agent<G>>, AgentError> {
     match &spec.kind {
         AgentKind::Random { seed: extra } => Ok(Box::new(RandomAgent::new(mix(seed ^ mix(*extra))))),
         AgentKind::AlphaBeta(ab) => Ok(Box::new(AlphaBetaAgent::<G>::new(&spec.text, ab, movetime, seed))),
+        AgentKind::Mcts(m) => Ok(Box::new(MctsAgent::<G>::new(&spec.text, m, nets, seed)?)),
         AgentKind::Uci(_) | AgentKind::Hub(_) => G::engine_agent(spec, movetime),
     }
 }
@@ -268,13 +273,15 @@ fn play_numbered<G: ArenaGame>(
     b: &AgentSpec,
     openings: &[G],
     config: &MatchConfig,
+    nets: &dyn NetSource<G>,
     index: usize,
     date: &str,
 ) -> GameResult {
     let opening = (index / 2) % openings.len();
     let a_side = if index % 2 == 0 { Side::First } else { Side::Second };
     let start = &openings[opening];
-    let build = |spec: &AgentSpec, slot| build_agent::<G>(spec, config.movetime, agent_seed(config.seed, index, slot));
+    let build =
+        |spec: &AgentSpec, slot| build_agent::<G>(spec, config.movetime, agent_seed(config.seed, index, slot), nets);
     let (agent_a, agent_b) = (build(a, 0), build(b, 1));
     // Agents by colour, as `play_game` wants them.
     let (agents, specs) = if a_side == Side::First {
@@ -320,7 +327,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), MatchError> {
 }
 
 /// Plays a match of `config.games` games between A and B from `openings` (see the module docs),
-/// calling `on_game` with each finished game and the running score (from A's view) as it comes
+/// MCTS agents taking their nets from `nets`, calling `on_game` with each finished game and the running score (from A's view) as it comes
 /// in, and writing each game's record to `config.out_dir` if set (`<game>-0001.pgn|pdn`).
 ///
 /// # Errors
@@ -331,6 +338,7 @@ pub fn run_match<G: ArenaGame>(
     b: &AgentSpec,
     openings: &[G],
     config: &MatchConfig,
+    nets: &dyn NetSource<G>,
     mut on_game: impl FnMut(&GameResult, &Score),
 ) -> Result<MatchResult, MatchError> {
     a.check_game(G::NAME).map_err(|source| MatchError::Spec { which: "A", source })?;
@@ -341,7 +349,7 @@ pub fn run_match<G: ArenaGame>(
     // Start each agent once, so a missing engine or a bad option stops the match here rather
     // than forfeiting every game.
     for (which, spec) in [("A", a), ("B", b)] {
-        build_agent::<G>(spec, config.movetime, 0)
+        build_agent::<G>(spec, config.movetime, 0, nets)
             .and_then(|mut agent| agent.new_game())
             .map_err(|source| MatchError::Agent { which, source })?;
     }
@@ -365,7 +373,7 @@ pub fn run_match<G: ArenaGame>(
                     if index >= config.games || abort.load(Ordering::Relaxed) {
                         break;
                     }
-                    let result = play_numbered(a, b, openings, config, index, date);
+                    let result = play_numbered(a, b, openings, config, nets, index, date);
                     if tx.send(result).is_err() {
                         break;
                     }

@@ -7,6 +7,10 @@
 //!     depth=N  movetime=MS  nodes=N       limits (any combination; none: the match's movetime)
 //!     hash=MB (16)  book=true|false (false)
 //! uci:PROGRAM [ARG...][,OPT,...]          an external UCI xiangqi engine
+//! mcts[:OPT,...]                          PUCT search, in process
+//!     ckpt=PATH                           the checkpoint whose net guides it (none: the rules
+//!                                         alone, uniform priors and value 0)
+//!     sims=N (200)  batch=N (1)           simulations per move; leaves per evaluator call
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime)
 //!     timeout=MS                          how long to wait for a move before forfeiting
@@ -23,6 +27,7 @@
 //! the game, and starting an engine is the agent's business.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -75,6 +80,17 @@ pub struct AlphaBetaSpec {
     pub book: bool,
 }
 
+/// The MCTS agent's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MctsSpec {
+    /// The checkpoint whose net evaluates positions (`None`: the rules alone).
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per move (default 200).
+    pub simulations: u32,
+    /// Leaves gathered per evaluator call (default 1).
+    pub batch: u32,
+}
+
 /// An external engine's configuration (UCI or Hub).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineSpec {
@@ -113,6 +129,8 @@ pub enum AgentKind {
     },
     /// Our alpha-beta engine.
     AlphaBeta(AlphaBetaSpec),
+    /// PUCT search with a checkpoint's net (or the rules alone).
+    Mcts(MctsSpec),
     /// An external UCI xiangqi engine.
     Uci(EngineSpec),
     /// An external Hub draughts engine.
@@ -171,7 +189,8 @@ impl fmt::Display for SpecError {
         match self {
             SpecError::UnknownAgent { name } => write!(
                 f,
-                "unknown agent '{name}' (expected random, alphabeta[:depth=N,...], uci:PROGRAM[,...] or hub:PROGRAM[,...])"
+                "unknown agent '{name}' (expected random, alphabeta[:depth=N,...], mcts[:ckpt=PATH,sims=N], \
+                 uci:PROGRAM[,...] or hub:PROGRAM[,...])"
             ),
             SpecError::BadOption { option, expected } => write!(f, "bad option {option}: expected {expected}"),
             SpecError::UnknownOption { agent, option, known } => {
@@ -203,6 +222,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -218,6 +238,7 @@ impl AgentSpec {
         let kind = match name {
             "random" => parse_random(body)?,
             "alphabeta" => parse_alphabeta(body)?,
+            "mcts" => parse_mcts(body)?,
             "uci" => AgentKind::Uci(parse_engine("uci", body)?),
             "hub" => AgentKind::Hub(parse_engine("hub", body)?),
             _ => return Err(SpecError::UnknownAgent { name: name.to_string() }),
@@ -327,6 +348,24 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
     Ok(AgentKind::AlphaBeta(spec))
 }
 
+fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
+    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1 };
+    for (name, value) in options(body.unwrap_or_default()) {
+        match name {
+            "ckpt" => match value {
+                Some(path) if !path.is_empty() => spec.checkpoint = Some(PathBuf::from(path)),
+                _ => return Err(bad(name, value, "the path of a checkpoint (.safetensors)")),
+            },
+            "sims" => spec.simulations = number(name, value, 1, 10_000_000, "a whole number from 1")?,
+            "batch" => spec.batch = number(name, value, 1, 1024, "a whole number from 1 to 1024")?,
+            _ => {
+                return Err(SpecError::UnknownOption { agent: "mcts", option: name.to_string(), known: MCTS_OPTIONS });
+            }
+        }
+    }
+    Ok(AgentKind::Mcts(spec))
+}
+
 fn parse_engine(agent: &'static str, body: Option<&str>) -> Result<EngineSpec, SpecError> {
     let body = body.unwrap_or_default();
     let (command, rest) = body.split_once(',').unwrap_or((body, ""));
@@ -386,6 +425,18 @@ mod tests {
             })
         );
         assert_eq!(AgentSpec::parse("random").expect("parses").kind, AgentKind::Random { seed: 0 });
+        assert_eq!(
+            AgentSpec::parse("mcts:ckpt=runs/a/checkpoints/200-ab.safetensors,sims=64").expect("parses").kind,
+            AgentKind::Mcts(MctsSpec {
+                checkpoint: Some(PathBuf::from("runs/a/checkpoints/200-ab.safetensors")),
+                simulations: 64,
+                batch: 1
+            })
+        );
+        assert_eq!(
+            AgentSpec::parse("mcts").expect("parses").kind,
+            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1 })
+        );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
         let AgentKind::Uci(uci) =
             AgentSpec::parse("uci:/usr/bin/engine uci, movetime=50,Skill Level=3,ranks=1-10").expect("parses").kind
@@ -414,6 +465,9 @@ mod tests {
         assert!(err("alphabeta:book=maybe").starts_with("bad option book=maybe"));
         assert!(err("alphabeta:speed=3").starts_with("unknown option 'speed' for alphabeta"));
         assert!(err("random:depth=3").starts_with("unknown option 'depth' for random"));
+        assert!(err("mcts:sims=0").starts_with("bad option sims=0"));
+        assert!(err("mcts:ckpt=").starts_with("bad option ckpt="));
+        assert!(err("mcts:depth=3").starts_with("unknown option 'depth' for mcts"));
         assert!(err("uci:").starts_with("uci needs a program"));
         assert!(err("hub:,movetime=5").starts_with("hub needs a program"));
         assert!(err("uci:x,ranks=2-11").starts_with("bad option ranks=2-11"));

@@ -31,7 +31,8 @@ fn available(present: bool, what: &str) -> bool {
 
 fn play<G: ArenaGame>(a: &str, b: &str, config: &MatchConfig) -> MatchResult {
     let openings = arena::openings::shipped::<G>();
-    run_match::<G>(&spec(a), &spec(b), &openings, config, |_, _| {}).unwrap_or_else(|e| panic!("match: {e}"))
+    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, |_, _| {})
+        .unwrap_or_else(|e| panic!("match: {e}"))
 }
 
 fn assert_no_forfeits(result: &MatchResult) {

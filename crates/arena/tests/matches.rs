@@ -20,7 +20,8 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn play<G: ArenaGame>(a: &str, b: &str, config: &MatchConfig) -> MatchResult {
     let openings = arena::openings::shipped::<G>();
-    run_match::<G>(&spec(a), &spec(b), &openings, config, |_, _| {}).unwrap_or_else(|e| panic!("match: {e}"))
+    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, |_, _| {})
+        .unwrap_or_else(|e| panic!("match: {e}"))
 }
 
 fn alphabeta_beats_random<G: ArenaGame>() {
@@ -111,11 +112,32 @@ fn bad_setups_are_errors_before_any_game() {
     let openings = arena::openings::shipped::<draughts::Game>();
     let config = MatchConfig::default();
     let uci = spec("uci:/usr/games/fairy-stockfish");
-    let e = run_match::<draughts::Game>(&uci, &spec("random"), &openings, &config, |_, _| {}).expect_err("wrong game");
+    let e = run_match::<draughts::Game>(&uci, &spec("random"), &openings, &config, &arena::NoNets, |_, _| {})
+        .expect_err("wrong game");
     assert_eq!(e.to_string(), "agent A: uci agents do not play draughts: use hub:PATH for draughts");
     let missing = spec("hub:/nonexistent/engine");
-    let e = run_match::<draughts::Game>(&spec("random"), &missing, &openings, &config, |_, _| {}).expect_err("missing");
+    let e = run_match::<draughts::Game>(&spec("random"), &missing, &openings, &config, &arena::NoNets, |_, _| {})
+        .expect_err("missing");
     assert!(e.to_string().starts_with("agent B: cannot start engine '/nonexistent/engine'"), "{e}");
-    let e = run_match::<draughts::Game>(&spec("random"), &spec("random"), &[], &config, |_, _| {}).expect_err("empty");
+    let e = run_match::<draughts::Game>(&spec("random"), &spec("random"), &[], &config, &arena::NoNets, |_, _| {})
+        .expect_err("empty");
     assert_eq!(e.to_string(), "no openings to play");
+}
+
+#[test]
+fn rules_only_mcts_beats_random_and_a_missing_checkpoint_stops_the_match() {
+    let config = MatchConfig { games: 4, concurrency: 2, ..MatchConfig::default() };
+    let result = play::<draughts::Game>("mcts:sims=300", "random", &config);
+    assert!(result.score.fraction() >= 0.75, "rules-only MCTS vs random: {}", result.score);
+    let openings = arena::openings::shipped::<xiangqi::Game>();
+    let e = run_match::<xiangqi::Game>(
+        &spec("mcts:ckpt=/no/such/1.safetensors"),
+        &spec("random"),
+        &openings,
+        &config,
+        &arena::NoNets,
+        |_, _| {},
+    )
+    .expect_err("no nets");
+    assert!(e.to_string().starts_with("agent A: cannot start engine '/no/such/1.safetensors'"), "{e}");
 }

@@ -7,6 +7,7 @@ mod config;
 mod hub;
 mod match_cmd;
 mod metrics;
+mod nets;
 mod perft;
 mod protocol;
 mod random_game;
@@ -68,6 +69,7 @@ enum Command {
     /// Play a match between two agents and rate A against B.
     ///
     /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
+    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net; without ckpt the rules alone),
     /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
     /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
     /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,

@@ -18,8 +18,8 @@ pub struct MatchArgs {
     #[arg(long, value_enum)]
     game: GameName,
     /// Agent A, whose side the score is from: random, alphabeta[:depth=N,movetime=MS,nodes=N,
-    /// hash=MB,book=true], uci:PROGRAM[,movetime=MS,ranks=1-10,Option=value...] (xiangqi) or
-    /// hub:PROGRAM[,...] (draughts).
+    /// hash=MB,book=true], mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,movetime=MS,ranks=1-10,
+    /// Option=value...] (xiangqi) or hub:PROGRAM[,...] (draughts).
     #[arg(long)]
     a: AgentSpec,
     /// Agent B, in the same form.
@@ -46,6 +46,9 @@ pub struct MatchArgs {
     /// Seed for random agents and book choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Where MCTS agents' nets run: auto (CUDA if present, else the CPU), cpu, cuda, cuda:N.
+    #[arg(long, default_value = "auto")]
+    device: String,
     /// Print a line per finished game.
     #[arg(long)]
     verbose: bool,
@@ -59,7 +62,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     }
 }
 
-fn run_game<G: ArenaGame>(args: &MatchArgs) -> Result<()> {
+fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     args.a.check_game(G::NAME).context("--a")?;
     args.b.check_game(G::NAME).context("--b")?;
     let (openings, source) = match &args.openings {
@@ -108,7 +111,10 @@ fn run_game<G: ArenaGame>(args: &MatchArgs) -> Result<()> {
             bar.suspend(|| eprintln!("{line}"));
         }
     };
-    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, on_game);
+    let placement = nn::NetConfig { device: args.device.clone(), ..nn::NetConfig::default() };
+    let service = nn::ServiceConfig { max_batch: 256, max_wait_us: 200, cache_entries: 0 };
+    let nets = crate::nets::CheckpointNets::<G>::new(placement, service);
+    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, &nets, on_game);
     bar.finish_and_clear();
     let result = result?;
 

@@ -157,6 +157,23 @@ pub fn load(
     Ok((net, meta))
 }
 
+/// Loads the checkpoint at `path` with the architecture it records, placed as `placement` says
+/// (device, half precision, threads; its architecture fields are ignored): for playing a
+/// checkpoint whose run config is not at hand.
+///
+/// # Errors
+/// As [`load`], and an architecture string that does not read.
+pub fn load_as_saved(
+    path: &Path,
+    game: &str,
+    encoding: encode::EncodingInfo,
+    placement: &NetConfig,
+) -> Result<(PolicyValueNet, CheckpointMeta), NnError> {
+    let meta = read_meta(path)?;
+    let config = placement.with_architecture(&meta.architecture).map_err(|e| io_err(path, e))?;
+    load(path, game, encoding, &config)
+}
+
 /// The newest complete checkpoint in a run's `checkpoints/` directory: the highest step whose
 /// weights `<step>-<id>.safetensors` and lineage `<step>.json` are both there (the trainer writes
 /// the lineage last, so a checkpoint without one is still being written or was cut off).

@@ -61,6 +61,34 @@ impl NetConfig {
         )
     }
 
+    /// This config with the architecture fields read from `architecture` (as
+    /// [`NetConfig::architecture`] writes it), keeping the placement (device, half, threads).
+    ///
+    /// # Errors
+    /// A message naming the part that does not read.
+    pub fn with_architecture(&self, architecture: &str) -> Result<NetConfig, String> {
+        let mut words = architecture.split_whitespace();
+        if words.next() != Some("resnet") {
+            return Err(format!("architecture '{architecture}' is not a 'resnet ...' description"));
+        }
+        let mut config = self.clone();
+        for word in words {
+            let (key, value) =
+                word.split_once('=').ok_or_else(|| format!("architecture part '{word}' is not key=value"))?;
+            let value: usize = value.parse().map_err(|_| format!("architecture part '{word}' is not a number"))?;
+            match key {
+                "blocks" => config.blocks = value,
+                "channels" => config.channels = value,
+                "se_ratio" => config.se_ratio = value,
+                "policy_channels" => config.policy_channels = value,
+                "value_hidden" => config.value_hidden = value,
+                _ => return Err(format!("architecture part '{word}': unknown field '{key}'")),
+            }
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
     /// Checks every field's range.
     ///
     /// # Errors
@@ -80,5 +108,22 @@ impl NetConfig {
             ));
         }
         crate::device::parse_device(&self.device).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architecture_round_trips() {
+        let tiny = NetConfig { se_ratio: 4, device: "cpu".to_owned(), ..NetConfig::tiny() };
+        let back = NetConfig::default().with_architecture(&tiny.architecture()).expect("reads");
+        assert_eq!(back.architecture(), tiny.architecture());
+        assert_eq!(back.device, "auto", "placement is kept from the base config");
+        assert!(NetConfig::default().with_architecture("mlp blocks=2").is_err());
+        assert!(NetConfig::default().with_architecture("resnet blocks=x").is_err());
+        assert!(NetConfig::default().with_architecture("resnet depth=3").is_err());
+        assert!(NetConfig::default().with_architecture("resnet blocks=0").is_err());
     }
 }
