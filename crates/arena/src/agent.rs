@@ -89,6 +89,13 @@ pub enum AgentError {
         /// The operating system's reason.
         source: io::Error,
     },
+    /// A checkpoint an MCTS agent names cannot be loaded.
+    Checkpoint {
+        /// The checkpoint's path.
+        path: String,
+        /// Why (missing, damaged, another game or architecture).
+        message: String,
+    },
     /// The agent does not play this game (a UCI engine for draughts, a Hub engine for xiangqi).
     WrongGame {
         /// The agent spec.
@@ -114,6 +121,7 @@ impl fmt::Display for AgentError {
             }
             AgentError::NoMove { agent } => write!(f, "'{agent}' gave no move in a game that is not over"),
             AgentError::Io { engine, source } => write!(f, "cannot talk to engine '{engine}': {source}"),
+            AgentError::Checkpoint { path, message } => write!(f, "cannot load checkpoint '{path}': {message}"),
             AgentError::WrongGame { spec, game } => write!(f, "agent '{spec}' does not play {game}"),
         }
     }

@@ -19,10 +19,12 @@
 
 mod agent;
 mod alphabeta_agent;
+pub mod config;
 pub mod elo;
 mod engine;
 mod games;
 pub mod hub;
+pub mod ladder;
 mod mcts_agent;
 pub mod openings;
 mod random;
@@ -34,6 +36,7 @@ pub mod uci;
 
 pub use agent::{Agent, AgentError};
 pub use alphabeta_agent::AlphaBetaAgent;
+pub use config::{ArenaConfig, GateKind};
 pub use elo::Score;
 pub use games::ArenaGame;
 pub use hub::HubAgent;

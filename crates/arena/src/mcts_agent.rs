@@ -49,13 +49,12 @@ impl<G: game::Game> MctsAgent<G> {
     /// names a checkpoint, the uniform evaluator otherwise; `seed` drives its tie-breaks.
     ///
     /// # Errors
-    /// [`AgentError::Spawn`] when the checkpoint cannot be loaded.
+    /// [`AgentError::Checkpoint`] when the checkpoint cannot be loaded.
     pub fn new(name: &str, spec: &MctsSpec, nets: &dyn NetSource<G>, seed: u64) -> Result<MctsAgent<G>, AgentError> {
         let evaluator: Arc<dyn Evaluator<G>> = match &spec.checkpoint {
-            Some(path) => nets.evaluator(path).map_err(|message| AgentError::Spawn {
-                program: path.display().to_string(),
-                source: std::io::Error::other(message),
-            })?,
+            Some(path) => nets
+                .evaluator(path)
+                .map_err(|message| AgentError::Checkpoint { path: path.display().to_string(), message })?,
             None => Arc::new(UniformEvaluator),
         };
         Ok(MctsAgent::with_evaluator(name, evaluator, spec, seed))

@@ -31,6 +31,9 @@ use std::time::Duration;
 pub struct MatchConfig {
     /// Games in all (default 2). Odd counts leave the last opening played once.
     pub games: usize,
+    /// The number of the first game (default 0): a match played in parts continues the
+    /// numbering (openings, colours, seeds, record names) where the previous part stopped.
+    pub first_game: usize,
     /// Games played at the same time, each on its own thread (default 1).
     pub concurrency: usize,
     /// Time per move for agents whose spec sets no limit (default 100 ms).
@@ -49,6 +52,7 @@ impl Default for MatchConfig {
     fn default() -> MatchConfig {
         MatchConfig {
             games: 2,
+            first_game: 0,
             concurrency: 1,
             movetime: Duration::from_millis(100),
             max_plies: 400,
@@ -369,8 +373,8 @@ pub fn run_match<G: ArenaGame>(
             let (next, abort, date) = (&next, &abort, &date);
             s.spawn(move || {
                 loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    if index >= config.games || abort.load(Ordering::Relaxed) {
+                    let index = config.first_game + next.fetch_add(1, Ordering::Relaxed);
+                    if index >= config.first_game + config.games || abort.load(Ordering::Relaxed) {
                         break;
                     }
                     let result = play_numbered(a, b, openings, config, nets, index, date);

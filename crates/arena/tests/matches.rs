@@ -99,6 +99,12 @@ fn matches_are_reproducible_and_alternate_colours() {
     let two = play::<draughts::Game>("random", "random", &MatchConfig { concurrency: 1, ..config.clone() });
     let moves = |r: &MatchResult| r.games.iter().map(|g| g.record.moves.clone()).collect::<Vec<_>>();
     assert_eq!(moves(&one), moves(&two), "same seed, same games, whatever the thread count");
+    let first = play::<draughts::Game>("random", "random", &MatchConfig { games: 4, ..config.clone() });
+    let rest = play::<draughts::Game>("random", "random", &MatchConfig { games: 2, first_game: 4, ..config.clone() });
+    let mut parts = moves(&first);
+    parts.extend(moves(&rest));
+    assert_eq!(moves(&one), parts, "a match played in two parts is the same match");
+    assert_eq!(rest.games[0].index, 4);
     let other = play::<draughts::Game>("random", "random", &MatchConfig { seed: 8, ..config });
     assert_ne!(moves(&one), moves(&other));
     for g in &one.games {
@@ -139,5 +145,5 @@ fn rules_only_mcts_beats_random_and_a_missing_checkpoint_stops_the_match() {
         |_, _| {},
     )
     .expect_err("no nets");
-    assert!(e.to_string().starts_with("agent A: cannot start engine '/no/such/1.safetensors'"), "{e}");
+    assert!(e.to_string().starts_with("agent A: cannot load checkpoint '/no/such/1.safetensors'"), "{e}");
 }

@@ -12,6 +12,8 @@
 //! [inference]        # nn::ServiceConfig
 //! [selfplay]         # selfplay::SelfplayConfig
 //! [train]            # train::TrainConfig
+//! [arena]            # arena::ArenaConfig
+//! [run]              # RunSchedule: generations of `qizero run`
 //! ```
 
 use anyhow::{Context, Result, bail};
@@ -44,6 +46,78 @@ pub struct RunConfig {
     /// Training.
     #[serde(default)]
     pub train: train::TrainConfig,
+    /// Rating checkpoints.
+    #[serde(default)]
+    pub arena: arena::ArenaConfig,
+    /// The generations of `qizero run`.
+    #[serde(default)]
+    pub run: RunSchedule,
+}
+
+/// Which checkpoint self-play plays with under `qizero run`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SelfplayModel {
+    /// The newest generation's checkpoint (AlphaZero).
+    Latest,
+    /// The checkpoint that last passed the arena's gate (AlphaGo Zero).
+    Best,
+}
+
+/// The `[run]` table: how `qizero run` cuts the work into generations. A generation is
+/// `games_per_generation` self-play games, then training up to the next multiple of
+/// `train.checkpoint_every` steps (that checkpoint is the generation's), then the arena.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSchedule {
+    /// Generations to run, counted from the run's start (a resumed run finishes the same
+    /// number); 0 = until Ctrl-C. Default 0.
+    pub generations: u64,
+    /// Self-play games per generation. Default 500, range 1..=10^9.
+    pub games_per_generation: u64,
+    /// Which checkpoint self-play plays with: `latest` or `best`. Default `latest`.
+    pub selfplay_model: SelfplayModel,
+    /// Rate every n-th generation in the arena (generation 0 and the last one always). Default
+    /// 1, range 1..=10^6.
+    pub arena_every: u64,
+    /// Stop starting generations when the next one would end after this many minutes of this
+    /// command (judged by the mean generation so far); 0 = no limit. Default 0.
+    pub max_minutes: f64,
+    /// libtorch threads while training (self-play and the arena use `net.cpu_threads`); 0 = one
+    /// per core. Default 0.
+    pub train_threads: usize,
+}
+
+impl Default for RunSchedule {
+    fn default() -> RunSchedule {
+        RunSchedule {
+            generations: 0,
+            games_per_generation: 500,
+            selfplay_model: SelfplayModel::Latest,
+            arena_every: 1,
+            max_minutes: 0.0,
+            train_threads: 0,
+        }
+    }
+}
+
+impl RunSchedule {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// The first value out of range, named.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=1_000_000_000).contains(&self.games_per_generation) {
+            bail!("run.games_per_generation = {} is outside 1..=10^9", self.games_per_generation);
+        }
+        if !(self.max_minutes >= 0.0 && self.max_minutes.is_finite()) {
+            bail!("run.max_minutes = {} must be 0 or more", self.max_minutes);
+        }
+        if !(1..=1_000_000).contains(&self.arena_every) {
+            bail!("run.arena_every = {} is outside 1..=10^6", self.arena_every);
+        }
+        Ok(())
+    }
 }
 
 fn default_seed() -> u64 {
@@ -74,6 +148,9 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     config.net.validate().map_err(anyhow::Error::msg)?;
     config.mcts.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     config.selfplay.validate()?;
+    config.train.validate()?;
+    config.arena.validate()?;
+    config.run.validate()?;
     Ok(config)
 }
 

@@ -1,6 +1,7 @@
 //! `qizero`: the command-line front end. Each subcommand parses its arguments, calls into the
 //! library crates and reports; the work itself lives in the libraries.
 
+mod arena_cmd;
 mod bench;
 mod bench_net;
 mod config;
@@ -9,11 +10,15 @@ mod match_cmd;
 mod metrics;
 mod nets;
 mod perft;
+mod play_cmd;
+mod plots;
 mod protocol;
 mod random_game;
+mod run_cmd;
 mod search_thread;
 mod selfplay_cmd;
 mod shard_cmd;
+mod signals;
 mod train_cmd;
 mod uci;
 
@@ -75,6 +80,16 @@ enum Command {
     /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
     /// 95% interval).
     Match(Box<match_cmd::MatchArgs>),
+    /// Play a game yourself against a checkpoint, the alpha-beta engine or any other agent.
+    ///
+    /// Draws the board as text (coordinates, the last move, who is to move, check) and reads
+    /// your moves from standard input, line by line: xiangqi in UCI coordinates (h2e2, ranks
+    /// 0-9 from Red's side), WXF (C2=5) or Chinese, draughts in PDN (32-28, 28x19, or a
+    /// capture's whole path 37x28x17x8). Commands: moves, undo (your last move and the reply), board, fen, help,
+    /// quit. A move that is not legal gets the reason and the prompt again. The opponent is an
+    /// agent spec as for `match` (default: alpha-beta at --movetime per move); its moves are
+    /// shown with the time taken. Ends with the result and why, at quit, or at the end of input.
+    Play(Box<play_cmd::PlayArgs>),
     /// Inspect training-data shards, or export them as numpy arrays (.npz).
     #[command(subcommand)]
     Shard(shard_cmd::ShardCommand),
@@ -96,6 +111,25 @@ enum Command {
     /// train.checkpoint_every steps and on the way out. Corrupt shards are skipped with a warning
     /// naming each. Ctrl-C or SIGTERM: finish the step, write a checkpoint, stop (twice: at once).
     Train(Box<train_cmd::TrainArgs>),
+    /// Rate a run's checkpoints: against random, alpha-beta and the current best (the gate).
+    ///
+    /// Each generation checkpoint (step 0 and every multiple of train.checkpoint_every; --all:
+    /// every checkpoint) not yet rated plays the random baseline, the alpha-beta baseline
+    /// (arena.alphabeta) and the current best checkpoint, gated by SPRT or a win-rate threshold
+    /// (arena.gate). Checkpoints play as MCTS with arena.simulations per move. Writes each
+    /// game's record and arena/matches.jsonl (one line per complete match), rates everyone on
+    /// one Elo ladder with random anchored at 0 (arena/ratings.json, 95% intervals), and redraws
+    /// plots/. Ctrl-C drops the match in progress; the same command goes on from there.
+    Arena(Box<arena_cmd::ArenaArgs>),
+    /// The main job: generations of self-play, training and the arena, in one process.
+    ///
+    /// Each generation plays run.games_per_generation self-play games (with the newest or the
+    /// best checkpoint: run.selfplay_model), trains to the next multiple of
+    /// train.checkpoint_every steps, and rates the new checkpoint in the arena (gate against the
+    /// best, random and alpha-beta baselines, Elo ladder), then prints one summary line and
+    /// updates metrics.jsonl and plots/. Ctrl-C (or SIGTERM) stops at a safe point; the same
+    /// command resumes where it stopped, losing and repeating nothing complete.
+    Run(Box<run_cmd::RunArgs>),
 }
 
 fn main() -> ExitCode {
@@ -107,9 +141,12 @@ fn main() -> ExitCode {
         Command::Uci(args) => uci::run(&args),
         Command::Hub(args) => hub::run(&args),
         Command::Match(args) => match_cmd::run(&args),
+        Command::Play(args) => play_cmd::run(&args),
         Command::Shard(cmd) => shard_cmd::run(&cmd),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Train(args) => train_cmd::run(&args),
+        Command::Arena(args) => arena_cmd::run(&args),
+        Command::Run(args) => run_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

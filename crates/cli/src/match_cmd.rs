@@ -76,6 +76,7 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     let config = MatchConfig {
         games: args.games as usize,
+        first_game: 0,
         concurrency: args.concurrency.map_or(cpus, |c| c as usize),
         movetime: Duration::from_millis(args.movetime),
         max_plies: args.max_plies as usize,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use encode::Encode;
 use indicatif::{ProgressBar, ProgressStyle};
-use nn::{InferenceService, NetConfig, PolicyValueNet};
+use nn::{InferenceService, NetConfig, PolicyValueNet, ServiceStats};
 use selfplay::{Model, ModelSource, Observer, Progress, Selfplay, ShardReport, SourceError, Totals};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,19 +73,30 @@ fn run_game<G: Encode>(args: &SelfplayArgs, config: &RunConfig) -> Result<()> {
         sp.simulations
     );
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_stop = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if handler_stop.swap(true, Ordering::SeqCst) {
-            // A second Ctrl-C: the user does not want to wait for the shards.
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping: writing the finished games (Ctrl-C again to quit at once)");
-    })
-    .context("installing the Ctrl-C handler")?;
+    let stop = crate::signals::stop_flag("stopping: writing the finished games")?;
+    play(&args.run, config, &sp, &source, &source.service, args.games, instance, &stop)?;
+    Ok(())
+}
 
+/// Plays self-play games into `run/shards` with `source`'s model (served by `service`) until
+/// `max_games` games are finished (`None`: until `stop`), with a progress bar, a summary and a
+/// `metrics.jsonl` line per shard. Returns the counters.
+///
+/// # Errors
+/// As [`Selfplay::run`].
+#[allow(clippy::too_many_arguments)]
+pub fn play<G: Encode>(
+    run: &Path,
+    config: &RunConfig,
+    sp: &selfplay::SelfplayConfig,
+    source: &dyn ModelSource<G>,
+    service: &InferenceService,
+    max_games: Option<u64>,
+    instance: u64,
+    stop: &AtomicBool,
+) -> Result<Totals> {
     let progress = Progress::new();
-    let bar = match args.games {
+    let bar = match max_games {
         Some(n) => ProgressBar::new(n),
         None => ProgressBar::no_length(),
     };
@@ -94,26 +105,27 @@ fn run_game<G: Encode>(args: &SelfplayArgs, config: &RunConfig) -> Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let observer = MetricsObserver { run: &args.run, service: &source.service, bar: &bar };
-    let shard_dir = args.run.join("shards");
+    let observer = MetricsObserver { run, service, bar: &bar };
+    let shard_dir = run.join("shards");
     let selfplay = Selfplay {
-        config: &sp,
+        config: sp,
         mcts: &config.mcts,
-        source: &source,
+        source,
         shard_dir: &shard_dir,
         seed: config.seed,
         instance,
-        max_games: args.games,
-        stop: &stop,
+        max_games,
+        stop,
         progress: &progress,
         observer: &observer,
     };
     let start = Instant::now();
     let done = AtomicBool::new(false);
+    let before = service.stats();
     let result = std::thread::scope(|scope| {
         scope.spawn(|| {
             while !done.load(Ordering::Relaxed) {
-                show(&bar, &progress.snapshot(), &source.service, start.elapsed());
+                show(&bar, &progress.snapshot(), service, before, start.elapsed());
                 std::thread::sleep(Duration::from_millis(250));
             }
         });
@@ -122,11 +134,11 @@ fn run_game<G: Encode>(args: &SelfplayArgs, config: &RunConfig) -> Result<()> {
         result
     });
     let totals = progress.snapshot();
-    show(&bar, &totals, &source.service, start.elapsed());
-    bar.finish();
-    summary(&totals, &source.service, start.elapsed());
+    show(&bar, &totals, service, before, start.elapsed());
+    bar.finish_and_clear();
+    summary(&totals, service, before, start.elapsed());
     result.context("self-play")?;
-    Ok(())
+    Ok(totals)
 }
 
 /// A process-unique number for the worker seeds: the operating system's randomness (through
@@ -151,8 +163,21 @@ fn false_resign_text(t: &Totals) -> String {
     }
 }
 
-fn show(bar: &ProgressBar, t: &Totals, service: &InferenceService, elapsed: Duration) {
-    let s = service.stats();
+/// The service's counters since `before`.
+fn since(service: &InferenceService, before: ServiceStats) -> ServiceStats {
+    let now = service.stats();
+    ServiceStats {
+        requests: now.requests - before.requests,
+        positions: now.positions - before.positions,
+        forward_passes: now.forward_passes - before.forward_passes,
+        forward_positions: now.forward_positions - before.forward_positions,
+        cache_hits: now.cache_hits - before.cache_hits,
+        forward_seconds: now.forward_seconds - before.forward_seconds,
+    }
+}
+
+fn show(bar: &ProgressBar, t: &Totals, service: &InferenceService, before: ServiceStats, elapsed: Duration) {
+    let s = since(service, before);
     bar.set_position(t.games);
     bar.set_message(format!(
         "{:.1} pos/s  {:.0} evals/s  batch {:.1}  W/D/L {}/{}/{}  resigned {}  false-resign {}",
@@ -167,8 +192,8 @@ fn show(bar: &ProgressBar, t: &Totals, service: &InferenceService, elapsed: Dura
     ));
 }
 
-fn summary(t: &Totals, service: &InferenceService, elapsed: Duration) {
-    let s = service.stats();
+fn summary(t: &Totals, service: &InferenceService, before: ServiceStats, elapsed: Duration) {
+    let s = since(service, before);
     let secs = elapsed.as_secs_f64();
     println!(
         "selfplay: {} games, {} positions ({} samples) in {secs:.1} s: {:.1} positions/s, {:.0} evaluations/s, \

@@ -8,8 +8,7 @@ use clap::Args;
 use encode::Encode;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use train::{Event, RunOptions, StopReason, Trainer, TrainerSetup};
 
@@ -77,22 +76,53 @@ fn run_game<G: Encode>(args: &TrainArgs, config: &RunConfig) -> Result<()> {
         }
     );
 
-    // A signal only raises the flag; the trainer looks at it between steps, finishes the step in
-    // hand and writes a checkpoint. The ctrlc crate installs the SIGINT/SIGTERM handlers portably
-    // without unsafe code of ours (the workspace forbids it). A second signal exits at once, which
-    // is safe: every file is written under a temporary name and renamed, so nothing half-written
-    // is ever visible.
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_stop = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if handler_stop.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("\nstopping after this step and writing a checkpoint (again to quit at once)");
-    })
-    .context("installing the signal handler")?;
-
+    let stop = crate::signals::stop_flag("stopping after this step and writing a checkpoint")?;
     let target = args.steps.or((t.steps > 0).then_some(t.steps));
+    let options = RunOptions { until_step: target, no_wait: args.no_wait };
+    let summary = train_until(&args.run, t, &mut trainer, options, &stop)?;
+
+    let trained = summary.last_step - summary.first_step;
+    println!(
+        "steps: {} -> {} ({trained} trained), samples seen {}",
+        summary.first_step, summary.last_step, summary.samples_seen
+    );
+    match &summary.last_checkpoint {
+        Some(l) => println!("checkpoint: {}", args.run.join("checkpoints").join(&l.weights).display()),
+        None => println!("checkpoint: none yet"),
+    }
+    if summary.corrupt.is_empty() {
+        println!("corrupt shards: 0");
+    } else {
+        println!("corrupt shards: {} (skipped)", summary.corrupt.len());
+        for c in &summary.corrupt {
+            println!("  {}: {}", c.name, c.fault);
+        }
+    }
+    match summary.reason {
+        StopReason::Target => println!("stopped: reached step {}", summary.last_step),
+        StopReason::Stopped => println!("stopped: signal"),
+        StopReason::Starved(why) if trained == 0 => {
+            bail!("not enough training data in {}: {why}", args.run.join("shards").display())
+        }
+        StopReason::Starved(why) => println!("stopped: out of data: {why}"),
+    }
+    Ok(())
+}
+
+/// Trains `trainer` (of the run at `run`) as `options` say, with a progress bar, warnings and
+/// `metrics.jsonl` lines (`train`, `checkpoint`, `corrupt_shard`); `stop` ends it after the step
+/// in hand, with a checkpoint.
+///
+/// # Errors
+/// As [`Trainer::run`].
+pub fn train_until<G: Encode>(
+    run: &std::path::Path,
+    t: &train::TrainConfig,
+    trainer: &mut Trainer<G>,
+    options: RunOptions,
+    stop: &AtomicBool,
+) -> Result<train::RunSummary> {
+    let target = options.until_step;
     let bar = match target {
         Some(n) => ProgressBar::new(n),
         None => ProgressBar::no_length(),
@@ -107,9 +137,8 @@ fn run_game<G: Encode>(args: &TrainArgs, config: &RunConfig) -> Result<()> {
     );
     bar.set_position(trainer.step());
     let mut rate = Rate::new(t.batch_size);
-    let run_dir = args.run.clone();
     let record = |kind: &str, line: serde_json::Value, bar: &ProgressBar| {
-        if let Err(e) = metrics::append(&run_dir, kind, line) {
+        if let Err(e) = metrics::append(run, kind, line) {
             say(bar, format!("warning: {e:#}"));
         }
     };
@@ -185,36 +214,9 @@ fn run_game<G: Encode>(args: &TrainArgs, config: &RunConfig) -> Result<()> {
             );
         }
     };
-    let options = RunOptions { until_step: target, no_wait: args.no_wait };
-    let summary = trainer.run(options, &stop, &mut observe)?;
+    let summary = trainer.run(options, stop, &mut observe);
     bar.finish_and_clear();
-
-    let trained = summary.last_step - summary.first_step;
-    println!(
-        "steps: {} -> {} ({trained} trained), samples seen {}",
-        summary.first_step, summary.last_step, summary.samples_seen
-    );
-    match &summary.last_checkpoint {
-        Some(l) => println!("checkpoint: {}", args.run.join("checkpoints").join(&l.weights).display()),
-        None => println!("checkpoint: none yet"),
-    }
-    if summary.corrupt.is_empty() {
-        println!("corrupt shards: 0");
-    } else {
-        println!("corrupt shards: {} (skipped)", summary.corrupt.len());
-        for c in &summary.corrupt {
-            println!("  {}: {}", c.name, c.fault);
-        }
-    }
-    match summary.reason {
-        StopReason::Target => println!("stopped: reached step {}", summary.last_step),
-        StopReason::Stopped => println!("stopped: signal"),
-        StopReason::Starved(why) if trained == 0 => {
-            bail!("not enough training data in {}: {why}", args.run.join("shards").display())
-        }
-        StopReason::Starved(why) => println!("stopped: out of data: {why}"),
-    }
-    Ok(())
+    Ok(summary?)
 }
 
 /// Prints a line to standard error above the progress bar; unlike `ProgressBar::println` it also

@@ -174,25 +174,31 @@ pub fn load_as_saved(
     load(path, game, encoding, &config)
 }
 
-/// The newest complete checkpoint in a run's `checkpoints/` directory: the highest step whose
-/// weights `<step>-<id>.safetensors` and lineage `<step>.json` are both there (the trainer writes
-/// the lineage last, so a checkpoint without one is still being written or was cut off).
-/// Returns the step and the weights' path; `None` when there is none (or no directory).
+/// Every complete checkpoint in a run's `checkpoints/` directory, by step: those whose weights
+/// `<step>-<id>.safetensors` and lineage `<step>.json` are both there (the trainer writes the
+/// lineage last, so a checkpoint without one is still being written or was cut off). Returns
+/// each step with its weights' path; empty when there is none (or no directory).
 #[must_use]
-pub fn latest_in(dir: &Path) -> Option<(u64, std::path::PathBuf)> {
-    let entries = std::fs::read_dir(dir).ok()?;
-    let mut best: Option<(u64, std::path::PathBuf)> = None;
+pub fn complete_in(dir: &Path) -> Vec<(u64, std::path::PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut found: Vec<(u64, std::path::PathBuf)> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
         let Some(stem) = name.strip_suffix(".safetensors") else { continue };
         let Some(step) = stem.split('-').next().and_then(|s| s.parse::<u64>().ok()) else { continue };
-        if !dir.join(format!("{step}.json")).exists() {
-            continue;
-        }
-        if best.as_ref().is_none_or(|(s, _)| step > *s) {
-            best = Some((step, path));
+        if dir.join(format!("{step}.json")).exists() {
+            found.push((step, path));
         }
     }
-    best
+    found.sort();
+    found.dedup_by_key(|(step, _)| *step);
+    found
+}
+
+/// The newest complete checkpoint in a run's `checkpoints/` directory ([`complete_in`]): its step
+/// and weights' path; `None` when there is none (or no directory).
+#[must_use]
+pub fn latest_in(dir: &Path) -> Option<(u64, std::path::PathBuf)> {
+    complete_in(dir).pop()
 }

@@ -1,0 +1,40 @@
+//! One Ctrl-C / SIGTERM handler for the whole process. The `ctrlc` crate allows a single handler
+//! per process, and `qizero run` drives self-play, training and the arena in one process, so
+//! every command takes its stop flag from here.
+//!
+//! The first signal raises the flag (each part finishes what it must and stops: self-play writes
+//! its finished games, the trainer a checkpoint, the arena gives up the match in progress); a
+//! second one exits at once, which is safe because every file is written under a temporary name
+//! and renamed.
+
+use anyhow::{Context, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+static MESSAGE: Mutex<&'static str> = Mutex::new("stopping");
+
+/// The process's stop flag, installing the handler on first use; `message` is printed on the
+/// first signal (the latest caller's message wins: say what stopping means now).
+///
+/// # Errors
+/// The handler cannot be installed.
+pub fn stop_flag(message: &'static str) -> Result<Arc<AtomicBool>> {
+    if let Ok(mut m) = MESSAGE.lock() {
+        *m = message;
+    }
+    if let Some(flag) = STOP.get() {
+        return Ok(Arc::clone(flag));
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let handler_flag = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if handler_flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        let message = MESSAGE.lock().map_or("stopping", |m| *m);
+        eprintln!("\n{message} (Ctrl-C again to quit at once)");
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(Arc::clone(STOP.get_or_init(|| flag)))
+}
