@@ -270,6 +270,8 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
     pub fn generation_zero(&self) -> Result<PathBuf> {
         let path = self.run.join("arena").join("ckpt-0.safetensors");
         if !path.exists() {
+            std::fs::create_dir_all(self.run.join("arena"))
+                .with_context(|| format!("creating {}", self.run.join("arena").display()))?;
             let net = nn::PolicyValueNet::for_game::<G>(&self.net, self.seed).context("building the step-0 net")?;
             let tmp = path.with_extension("tmp");
             nn::checkpoint::save(&net, &tmp, 0, &[("origin", "random initialisation")])?;

@@ -236,9 +236,37 @@ fn run_game<G: ArenaGame + Encode>(run: &Path, config: &RunConfig, stop: &Atomic
             eprintln!("warning: plots: {e:#}");
         }
     }
+    // A run cut short by its time budget ends on a generation the arena may have skipped.
+    let last_step = done * per_gen_steps;
+    if !stop.load(Ordering::Relaxed) && done > 0 && !due(done) {
+        set_threads(config.net.cpu_threads);
+        if let Some(report) = arena.rate(last_step, &checkpoint_at(last_step)?)? {
+            print_report(&arena, &report, done, run)?;
+        }
+    }
     if let Some(r) = arena.update_ratings()? {
         println!("ratings (random = 0, 95% intervals), {}:", run.join("arena").join("ratings.json").display());
         print!("{}", ladder_table(&r));
+        let find = |name: &str| r.players.iter().find(|p| p.name == name);
+        let entries = arena.entries()?;
+        let last = checkpoint_name(last_step);
+        if let (Some(first), Some(newest)) = (find(&checkpoint_name(0)), find(&last)) {
+            let vs_random = entries.iter().find(|e| e.a == last && e.kind == MatchKind::Random);
+            let score = vs_random.map_or_else(String::new, |e| {
+                let s = arena::Score { wins: e.wins, draws: e.draws, losses: e.losses };
+                format!(" scores {s} ({:.0}%) against random;", 100.0 * s.fraction())
+            });
+            println!(
+                "final: {last}{score} Elo {:.0} [{:.0}, {:.0}], {:+.0} over generation 0 ({:.0} [{:.0}, {:.0}])",
+                newest.elo,
+                newest.lo,
+                newest.hi,
+                newest.elo - first.elo,
+                first.elo,
+                first.lo,
+                first.hi
+            );
+        }
     }
     if let Err(e) = crate::plots::write_all(run) {
         eprintln!("warning: plots: {e:#}");

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/xiangqi-tiny.toml");
 
 /// Two generations of a few short games, a few steps and a few arena games each.
-const SETS: [&str; 25] = [
+const SETS: [&str; 26] = [
     "net.device=cpu",
     "selfplay.simulations=8",
     "selfplay.fast_simulations=0",
@@ -23,6 +23,7 @@ const SETS: [&str; 25] = [
     "train.min_positions=20",
     "train.max_samples_per_new_sample=0",
     "train.checkpoint_every=4",
+    "train.metrics_every=2",
     "train.warmup_steps=0",
     "inference.max_batch=8",
     "arena.simulations=4",
@@ -217,4 +218,96 @@ fn matches_quiet(run: &Path) -> BTreeMap<(String, String), usize> {
         }
     }
     seen
+}
+
+const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// False (skip) when `what` is missing; a failure instead under CI=true.
+fn available(present: bool, what: &str) -> bool {
+    if !present {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{what} is missing, and CI=true needs it");
+        eprintln!("skipped: {what} is missing");
+    }
+    present
+}
+
+fn qizero(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_qizero")).args(args).output().expect("runs qizero");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "qizero {args:?} failed:\n{text}");
+    text
+}
+
+/// `qizero arena` on a run with no checkpoint yet rates generation 0 (the run seed's random
+/// net), and a checkpoint plays the external engines through `qizero match`: Fairy-Stockfish over
+/// UCI for xiangqi, dame-rs over Hub for draughts.
+#[test]
+fn standalone_arena_and_checkpoints_against_external_engines() {
+    let root = repo_root();
+    for (game, preset) in [("xiangqi", "configs/xiangqi-tiny.toml"), ("draughts", "configs/draughts-tiny.toml")] {
+        let run = scratch(&format!("arena-{game}"));
+        std::fs::create_dir_all(&run).expect("mkdir");
+        std::fs::copy(root.join(preset), run.join("config.toml")).expect("copies the preset");
+        let run_arg = run.display().to_string();
+        let text = qizero(&[
+            "arena",
+            "--run",
+            &run_arg,
+            "--set",
+            "arena.games_vs_random=2",
+            "--set",
+            "arena.games_vs_alphabeta=0",
+            "--set",
+            "arena.simulations=4",
+            "--set",
+            "arena.max_plies=30",
+        ]);
+        assert!(text.contains("arena: ckpt-0; vs random"), "{text}");
+        let ckpt = run.join("arena").join("ckpt-0.safetensors");
+        assert!(ckpt.exists(), "generation 0 is saved for the ladder");
+        let e = Command::new(env!("CARGO_BIN_EXE_qizero"))
+            .args(["arena", "--run", &run_arg, "--set", "train.batch_size=7"])
+            .output()
+            .expect("runs");
+        assert!(!e.status.success());
+        assert!(String::from_utf8_lossy(&e.stderr).contains("only arena.* values"), "{e:?}");
+
+        let a = format!("mcts:ckpt={},sims=8", ckpt.display());
+        let b = if game == "xiangqi" {
+            if !available(Path::new(FAIRY_STOCKFISH).exists(), FAIRY_STOCKFISH) {
+                continue;
+            }
+            format!("uci:{FAIRY_STOCKFISH},depth=1")
+        } else {
+            let python = root.join(".venv/bin/python");
+            let has_dame =
+                Command::new(&python).args(["-c", "import dame"]).output().is_ok_and(|out| out.status.success());
+            if !available(has_dame, "dame-rs in .venv (scripts/test installs it)") {
+                continue;
+            }
+            format!("hub:{},movetime=20", root.join("scripts/dame-hub").display())
+        };
+        let text = qizero(&[
+            "match",
+            "--game",
+            game,
+            "--a",
+            &a,
+            "--b",
+            &b,
+            "--games",
+            "2",
+            "--max-plies",
+            "30",
+            "--device",
+            "cpu",
+        ]);
+        assert!(text.contains("score: "), "{text}");
+        assert!(!text.contains("forfeit"), "{text}");
+        let _ = std::fs::remove_dir_all(&run);
+    }
 }

@@ -30,9 +30,17 @@ pub struct Batch {
     pub policy_share: Tensor,
     /// Outcomes z `[B]`, `f32`, side to move's view.
     pub value: Tensor,
+    /// Added to the policy logits before the softmax `[B, P]`, `f32`: 0 at the indices of the
+    /// position's legal moves, [`ILLEGAL`] elsewhere, so the policy loss is the cross-entropy of
+    /// a softmax over the legal moves alone, the distribution the search uses as priors.
+    pub legal_mask: Tensor,
     /// B.
     pub size: usize,
 }
+
+/// The mask value of an index that is not a legal move: far enough below any logit that its
+/// softmax share is 0 in `f32`, finite so that `0 * mask` stays 0.
+pub const ILLEGAL: f32 = -1.0e9;
 
 /// SplitMix64: a good 64-bit mix, for deriving per-step seeds.
 fn mix(mut x: u64) -> u64 {
@@ -67,18 +75,26 @@ pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_
     let mut index = vec![0i64; batch_size * width];
     let mut share = vec![0f32; batch_size * width];
     let mut values = vec![0f32; batch_size];
+    let labels = info.policy_size;
+    let mut mask = vec![ILLEGAL; batch_size * labels];
     let threads = threads.clamp(1, batch_size.max(1));
     let rows = batch_size.div_ceil(threads);
-    let fill =
-        |picks: &[(u64, usize)], planes: &mut [f32], index: &mut [i64], share: &mut [f32], values: &mut [f32]| {
-            let targets = index.chunks_exact_mut(width).zip(share.chunks_exact_mut(width));
-            let rows = planes.chunks_exact_mut(plane_len).zip(targets).zip(values.iter_mut());
-            for (&(at, sym), ((p, (i, s)), v)) in picks.iter().zip(rows) {
-                *v = fill_row(window, at, sym, p, i, s);
-            }
-        };
+    let fill = |picks: &[(u64, usize)],
+                planes: &mut [f32],
+                index: &mut [i64],
+                share: &mut [f32],
+                values: &mut [f32],
+                mask: &mut [f32]| {
+        let targets = index.chunks_exact_mut(width).zip(share.chunks_exact_mut(width));
+        let rows =
+            planes.chunks_exact_mut(plane_len).zip(targets).zip(values.iter_mut()).zip(mask.chunks_exact_mut(labels));
+        let mut scratch = Vec::new();
+        for (&(at, sym), (((p, (i, s)), v), m)) in picks.iter().zip(rows) {
+            *v = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
+        }
+    };
     if threads == 1 {
-        fill(&picks, &mut planes, &mut index, &mut share, &mut values);
+        fill(&picks, &mut planes, &mut index, &mut share, &mut values, &mut mask);
     } else {
         std::thread::scope(|scope| {
             let chunks = picks
@@ -86,9 +102,10 @@ pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_
                 .zip(planes.chunks_mut(rows * plane_len))
                 .zip(index.chunks_mut(rows * width))
                 .zip(share.chunks_mut(rows * width))
-                .zip(values.chunks_mut(rows));
-            for ((((picks, planes), index), share), values) in chunks {
-                scope.spawn(move || fill(picks, planes, index, share, values));
+                .zip(values.chunks_mut(rows))
+                .zip(mask.chunks_mut(rows * labels));
+            for (((((picks, planes), index), share), values), mask) in chunks {
+                scope.spawn(move || fill(picks, planes, index, share, values, mask));
             }
         });
     }
@@ -99,20 +116,23 @@ pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_
         policy_index: Tensor::from_slice(&index).view([b, k]),
         policy_share: Tensor::from_slice(&share).view([b, k]),
         value: Tensor::from_slice(&values),
+        legal_mask: Tensor::from_slice(&mask).view([b, labels as i64]),
         size: batch_size,
     }
 }
 
-/// Writes one row (planes and sparse policy target) for the window's position `at` under
-/// symmetry `sym`; returns its z.
-fn fill_row<G: Encode>(
-    window: &WindowSnapshot<G>,
-    at: u64,
-    sym: usize,
-    planes: &mut [f32],
-    index: &mut [i64],
-    share: &mut [f32],
-) -> f32 {
+/// One row of a batch being built.
+struct Row<'a> {
+    planes: &'a mut [f32],
+    index: &'a mut [i64],
+    share: &'a mut [f32],
+    mask: &'a mut [f32],
+}
+
+/// Writes one row (planes, sparse policy target, legal-move mask) for the window's position
+/// `at` under symmetry `sym`; returns its z.
+fn fill_row<G: Encode>(window: &WindowSnapshot<G>, at: u64, sym: usize, row: Row<'_>, scratch: &mut Vec<u32>) -> f32 {
+    let Row { planes, index, share, mask } = row;
     let (shard, s) = window.locate(at);
     let sample = shard.samples[s];
     let game = &shard.games[sample.game as usize];
@@ -123,6 +143,12 @@ fn fill_row<G: Encode>(
     position.encode(planes);
     if sym != 0 {
         G::transform_planes(sym, planes);
+    }
+    scratch.clear();
+    position.policy_indices(position.legal_moves().as_ref(), scratch);
+    for &i in scratch.iter() {
+        let i = if sym == 0 { i as usize } else { G::transform_policy_index(sym, i as usize) };
+        mask[i] = 0.0;
     }
     let start = sample.policy_start as usize;
     let pi = &shard.policy[start..start + sample.policy_len as usize];

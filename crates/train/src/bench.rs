@@ -107,6 +107,7 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
     let xs = fixed.inputs.to_device(device);
     let index = fixed.policy_index.to_device(device);
     let share = fixed.policy_share.to_device(device);
+    let mask = fixed.legal_mask.to_device(device);
     let z = fixed.value.to_device(device);
     let torch = |e: tch::TchError| TrainError::Torch(e.to_string());
     let mut builtin = match train.optimizer {
@@ -129,7 +130,7 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
     let vw = train.value_loss_weight;
 
     let mut bare_step = || -> Result<(), TrainError> {
-        let [p, v, t] = losses(&bare_net, &xs, (&index, &share), &z, vw).map_err(torch)?;
+        let [p, v, t] = losses(&bare_net, &xs, (&index, &share, &mask), &z, vw).map_err(torch)?;
         builtin.zero_grad();
         t.f_backward().map_err(torch)?;
         builtin.step();
@@ -137,7 +138,7 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
         Ok(())
     };
     let mut ours_step = || -> Result<(), TrainError> {
-        let [p, v, t] = losses(&ours_net, &xs, (&index, &share), &z, vw).map_err(torch)?;
+        let [p, v, t] = losses(&ours_net, &xs, (&index, &share, &mask), &z, vw).map_err(torch)?;
         ours.zero_grad();
         t.f_backward().map_err(torch)?;
         ours.step(train.learning_rate)?;

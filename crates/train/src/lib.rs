@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! runs/<name>/shards/*.shard  --scan-->  replay window (newest shards, parsed once, cached)
-//!     --draw (seed, step)-->  batch (replay to ply, encode, random symmetry, dense pi, z)
-//!     --net (train mode)-->   loss = policy cross-entropy + value_loss_weight * value MSE
+//!     --draw (seed, step)-->  batch (replay to ply, encode, random symmetry, pi, z, legal-move mask)
+//!     --net (train mode)-->   loss = policy cross-entropy (softmax over legal moves) + value_loss_weight * value MSE
 //!     --optimiser (SGD+Nesterov or AdamW, weight decay in the optimiser, lr schedule)-->
 //!     checkpoints/<step>-<id>.safetensors + <step>.optim.safetensors + <step>.json
 //! ```

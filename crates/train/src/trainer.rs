@@ -2,7 +2,9 @@
 //!
 //! One step: take batch `step` (built in the background while the previous step ran, when
 //! `loader_threads > 0`), run the net in training mode, compute
-//! `loss = policy cross-entropy + value_loss_weight * value MSE`, back-propagate, and let the
+//! `loss = policy cross-entropy + value_loss_weight * value MSE`, back-propagate
+//! (the policy's softmax is taken over the position's legal moves only, as the search's priors
+//! are: the net spends no capacity on learning which moves are legal), then let the
 //! [`Optimizer`] update the weights at the scheduled learning rate. Weight decay (the L2 term) is
 //! applied by the optimiser, not added to the loss, so the losses reported are the data terms.
 //!
@@ -389,8 +391,10 @@ impl<G: Encode> Trainer<G> {
         let xs = batch.inputs.f_to_device(device)?;
         let index = batch.policy_index.f_to_device(device)?;
         let share = batch.policy_share.f_to_device(device)?;
+        let mask = batch.legal_mask.f_to_device(device)?;
         let z = batch.value.f_to_device(device)?;
-        let [policy, value, total] = losses(&self.net, &xs, (&index, &share), &z, self.setup.train.value_loss_weight)?;
+        let [policy, value, total] =
+            losses(&self.net, &xs, (&index, &share, &mask), &z, self.setup.train.value_loss_weight)?;
         self.optimizer.zero_grad();
         total.f_backward()?;
         read_losses(&policy, &value, &total)
@@ -547,11 +551,12 @@ impl<G: Encode> Trainer<G> {
 pub(crate) fn losses(
     net: &PolicyValueNet,
     xs: &Tensor,
-    (index, share): (&Tensor, &Tensor),
+    (index, share, legal_mask): (&Tensor, &Tensor, &Tensor),
     z: &Tensor,
     value_weight: f64,
 ) -> Result<[Tensor; 3], tch::TchError> {
     let (logits, value) = net.forward_t(xs, true);
+    let logits = logits.f_to_kind(Kind::Float)?.f_add(legal_mask)?;
     let logp = logits.f_log_softmax(-1, Kind::Float)?.f_gather(1, index, false)?;
     let policy = logp.f_mul(share)?.f_sum_dim_intlist(1, false, Kind::Float)?.f_mean(Kind::Float)?.f_neg()?;
     let value = value.f_to_kind(Kind::Float)?.f_sub(z)?.f_square()?.f_mean(Kind::Float)?;
