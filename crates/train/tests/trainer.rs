@@ -178,7 +178,7 @@ fn batch_rows_are_the_encoders_view() {
     start.policy_indices(start.legal_moves().as_ref(), &mut legal);
     let masks: Vec<Vec<f32>> = (0..info.symmetries)
         .map(|sym| {
-            let mut mask = vec![train::batch::ILLEGAL; info.policy_size];
+            let mut mask = vec![batch::ILLEGAL; info.policy_size];
             for &i in &legal {
                 mask[xiangqi::Game::transform_policy_index(sym, i as usize)] = 0.0;
             }
