@@ -45,54 +45,15 @@ pub enum GameName {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Count the leaf nodes of the legal move tree (checks the move generator).
+    /// The main job: generations of self-play, training and the arena, in one process.
     ///
-    /// Prints `nodes N` as its last line. With --divide, first prints each root move in UCI
-    /// notation with the count below it. Timing goes to standard error.
-    Perft(perft::PerftArgs),
-    /// Play one seeded game of random legal moves and print it (moves, result, final FEN).
-    RandomGame(random_game::RandomGameArgs),
-    /// Benchmarks with deterministic signatures.
-    #[command(subcommand)]
-    Bench(bench::BenchCommand),
-    /// Run the alpha-beta engine for xiangqi as a UCI engine (UCCI too), for GUIs and match runners.
-    ///
-    /// Speaks UCI on standard input and output as Pikafish does: moves in coordinates with
-    /// ranks 0-9 from Red's side (`h2e2`), FEN as Pikafish writes it. Options: Hash (MiB),
-    /// Threads, OwnBook (the shipped opening book). `go` takes depth, nodes, movetime,
-    /// wtime/btime/winc/binc/movestogo, infinite and ponder; the search runs in the background,
-    /// so `stop` and `isready` are answered at once. Greeted with `ucci`, it answers in UCCI.
-    /// Bad input gets `info string error: ...` and changes nothing. Type `uci` to begin.
-    Uci(uci::UciArgs),
-    /// Run the alpha-beta engine for international draughts over Scan's Hub protocol (version 2).
-    ///
-    /// For the Hub GUI and match runners: `hub`, `init`, `pos pos=<W|B + 50 squares>
-    /// moves="..."`, `level ...`, `go think|ponder|analyze`, `stop`, `ping`, `quit`, moves in Hub
-    /// notation (`32-28`, `28x19x23`). Parameters: book, hash (MiB), threads. Bad input gets
-    /// `error message="..."` and changes nothing. Type `hub` to begin.
-    Hub(hub::HubArgs),
-    /// Play a match between two agents and rate A against B.
-    ///
-    /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
-    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net; without ckpt the rules alone),
-    /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
-    /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
-    /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
-    /// 95% interval).
-    Match(Box<match_cmd::MatchArgs>),
-    /// Play a game yourself against a checkpoint, the alpha-beta engine or any other agent.
-    ///
-    /// Draws the board as text (coordinates, the last move, who is to move, check) and reads
-    /// your moves from standard input, line by line: xiangqi in UCI coordinates (h2e2, ranks
-    /// 0-9 from Red's side), WXF (C2=5) or Chinese, draughts in PDN (32-28, 28x19, or a
-    /// capture's whole path 37x28x17x8). Commands: moves, undo (your last move and the reply), board, fen, help,
-    /// quit. A move that is not legal gets the reason and the prompt again. The opponent is an
-    /// agent spec as for `match` (default: alpha-beta at --movetime per move); its moves are
-    /// shown with the time taken. Ends with the result and why, at quit, or at the end of input.
-    Play(Box<play_cmd::PlayArgs>),
-    /// Inspect training-data shards, or export them as numpy arrays (.npz).
-    #[command(subcommand)]
-    Shard(shard_cmd::ShardCommand),
+    /// Each generation plays run.games_per_generation self-play games (with the newest or the
+    /// best checkpoint: run.selfplay_model), trains to the next multiple of
+    /// train.checkpoint_every steps, and rates the new checkpoint in the arena (gate against the
+    /// best, random and alpha-beta baselines, Elo ladder), then prints one summary line and
+    /// updates metrics.jsonl and plots/. Ctrl-C (or SIGTERM) stops at a safe point; the same
+    /// command resumes where it stopped, losing and repeating nothing complete.
+    Run(Box<run_cmd::RunArgs>),
     /// Play self-play games with the run's newest checkpoint and write them as shards.
     ///
     /// Uses the newest checkpoint in <run>/checkpoints (a randomly initialised net when there is
@@ -121,15 +82,54 @@ enum Command {
     /// one Elo ladder with random anchored at 0 (arena/ratings.json, 95% intervals), and redraws
     /// plots/. Ctrl-C drops the match in progress; the same command goes on from there.
     Arena(Box<arena_cmd::ArenaArgs>),
-    /// The main job: generations of self-play, training and the arena, in one process.
+    /// Play a match between two agents and rate A against B.
     ///
-    /// Each generation plays run.games_per_generation self-play games (with the newest or the
-    /// best checkpoint: run.selfplay_model), trains to the next multiple of
-    /// train.checkpoint_every steps, and rates the new checkpoint in the arena (gate against the
-    /// best, random and alpha-beta baselines, Elo ladder), then prints one summary line and
-    /// updates metrics.jsonl and plots/. Ctrl-C (or SIGTERM) stops at a safe point; the same
-    /// command resumes where it stopped, losing and repeating nothing complete.
-    Run(Box<run_cmd::RunArgs>),
+    /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
+    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net; without ckpt the rules alone),
+    /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
+    /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
+    /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
+    /// 95% interval).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Play a game yourself against a checkpoint, the alpha-beta engine or any other agent.
+    ///
+    /// Draws the board as text (coordinates, the last move, who is to move, check) and reads
+    /// your moves from standard input, line by line: xiangqi in UCI coordinates (h2e2, ranks
+    /// 0-9 from Red's side), WXF (C2=5) or Chinese, draughts in PDN (32-28, 28x19, or a
+    /// capture's whole path 37x28x17x8). Commands: moves, undo (your last move and the reply), board, fen, help,
+    /// quit. A move that is not legal gets the reason and the prompt again. The opponent is an
+    /// agent spec as for `match` (default: alpha-beta at --movetime per move); its moves are
+    /// shown with the time taken. Ends with the result and why, at quit, or at the end of input.
+    Play(Box<play_cmd::PlayArgs>),
+    /// Inspect training-data shards, or export them as numpy arrays (.npz).
+    #[command(subcommand)]
+    Shard(shard_cmd::ShardCommand),
+    /// Benchmarks with deterministic signatures.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// Count the leaf nodes of the legal move tree (checks the move generator).
+    ///
+    /// Prints `nodes N` as its last line. With --divide, first prints each root move in UCI
+    /// notation with the count below it. Timing goes to standard error.
+    Perft(perft::PerftArgs),
+    /// Play one seeded game of random legal moves and print it (moves, result, final FEN).
+    RandomGame(random_game::RandomGameArgs),
+    /// Run the alpha-beta engine for xiangqi as a UCI engine (UCCI too), for GUIs and match runners.
+    ///
+    /// Speaks UCI on standard input and output as Pikafish does: moves in coordinates with
+    /// ranks 0-9 from Red's side (`h2e2`), FEN as Pikafish writes it. Options: Hash (MiB),
+    /// Threads, OwnBook (the shipped opening book). `go` takes depth, nodes, movetime,
+    /// wtime/btime/winc/binc/movestogo, infinite and ponder; the search runs in the background,
+    /// so `stop` and `isready` are answered at once. Greeted with `ucci`, it answers in UCCI.
+    /// Bad input gets `info string error: ...` and changes nothing. Type `uci` to begin.
+    Uci(uci::UciArgs),
+    /// Run the alpha-beta engine for international draughts over Scan's Hub protocol (version 2).
+    ///
+    /// For the Hub GUI and match runners: `hub`, `init`, `pos pos=<W|B + 50 squares>
+    /// moves="..."`, `level ...`, `go think|ponder|analyze`, `stop`, `ping`, `quit`, moves in Hub
+    /// notation (`32-28`, `28x19x23`). Parameters: book, hash (MiB), threads. Bad input gets
+    /// `error message="..."` and changes nothing. Type `hub` to begin.
+    Hub(hub::HubArgs),
 }
 
 fn main() -> ExitCode {

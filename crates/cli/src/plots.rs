@@ -342,7 +342,7 @@ fn draw_throughput(area: &Area<'_>, metrics: &Metrics) -> Result<()> {
         Panel {
             title: "Self-play throughput",
             unit: "positions / s",
-            legend: "per shard",
+            legend: "one worker, per shard",
             points: &selfplay,
             color: BLUE,
             scatter: true,
