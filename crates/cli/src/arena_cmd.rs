@@ -164,7 +164,8 @@ pub struct MatchEntry {
 }
 
 impl MatchEntry {
-    fn score(&self) -> Score {
+    /// A's wins, draws and losses.
+    pub fn score(&self) -> Score {
         Score { wins: self.wins, draws: self.draws, losses: self.losses }
     }
 

@@ -253,7 +253,7 @@ fn run_game<G: ArenaGame + Encode>(run: &Path, config: &RunConfig, stop: &Atomic
         if let (Some(first), Some(newest)) = (find(&checkpoint_name(0)), find(&last)) {
             let vs_random = entries.iter().find(|e| e.a == last && e.kind == MatchKind::Random);
             let score = vs_random.map_or_else(String::new, |e| {
-                let s = arena::Score { wins: e.wins, draws: e.draws, losses: e.losses };
+                let s = e.score();
                 format!(" scores {s} ({:.0}%) against random;", 100.0 * s.fraction())
             });
             println!(
@@ -283,12 +283,12 @@ fn run_game<G: ArenaGame + Encode>(run: &Path, config: &RunConfig, stop: &Atomic
 fn results_text(r: &Report) -> String {
     let mut parts = Vec::new();
     if let Some(m) = r.get(MatchKind::Gate) {
-        let s = arena::Score { wins: m.wins, draws: m.draws, losses: m.losses };
+        let s = m.score();
         parts.push(format!("gate {} {} vs {}", m.verdict.as_deref().unwrap_or("?").to_uppercase(), s, m.b));
     }
     for kind in [MatchKind::Random, MatchKind::Alphabeta] {
         if let Some(m) = r.get(kind) {
-            let s = arena::Score { wins: m.wins, draws: m.draws, losses: m.losses };
+            let s = m.score();
             parts.push(format!("vs {} {} ({:.0}%)", m.b, s, 100.0 * s.fraction()));
         }
     }
