@@ -322,12 +322,10 @@ fn play_numbered<G: ArenaGame>(
     }
 }
 
-/// Writes `text` to `path` through a temporary file, so a reader never sees half a record.
+/// Writes a record through [`durable::write_atomic`], so a reader never sees half of one.
 fn write_atomically(path: &Path, text: &str) -> Result<(), MatchError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|source| MatchError::Write { path: path.to_path_buf(), source })
+    durable::write_atomic(path, text.as_bytes())
+        .map_err(|e| MatchError::Write { path: path.to_path_buf(), source: e.source })
 }
 
 /// Plays a match of `config.games` games between A and B from `openings` (see the module docs),

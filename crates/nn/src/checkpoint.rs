@@ -12,8 +12,8 @@
 //!
 //! Every tensor is stored as `F32` whatever precision the net runs in, under the name libtorch's
 //! variable store gives it (`block0.conv1.weight`, `stem_bn.running_mean`, ...), batch-norm running
-//! statistics included. A file is written to a temporary name and renamed into place, so a reader
-//! never sees half a checkpoint. Loading refuses a file made for another game, encoding or
+//! statistics included. A file is written through [`durable::write_atomic`] (temporary name,
+//! flushed, renamed, directory flushed), so a reader never sees half a checkpoint. Loading refuses a file made for another game, encoding or
 //! architecture, naming which and both values.
 
 use crate::NnError;
@@ -75,9 +75,7 @@ pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]
     meta.insert("architecture".into(), net.config().architecture());
     meta.insert("step".into(), step.to_string());
     let bytes = safetensors::serialize(views, &Some(meta)).map_err(|e| io_err(path, format!("{e:?}")))?;
-    let tmp = path.with_extension("safetensors.tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+    durable::write_atomic(path, &bytes).map_err(|e| io_err(path, e.source))
 }
 
 /// Reads only the metadata of the checkpoint at `path`.

@@ -4,9 +4,9 @@
 //! # Many writers, one directory
 //! Self-play workers in several processes (or on several machines sharing the run directory)
 //! write into one `shards/` directory at once, and a trainer lists it while they do. The rules:
-//! - A shard is written under a hidden temporary name (`.<name>.tmp`, opened with `create_new`
-//!   so two writers never share one), flushed to disk, then given its final name in one step,
-//!   and the directory is flushed so the new name survives a crash.
+//! - A shard is written with [`durable::write_new`]: under a hidden temporary name (opened with
+//!   `create_new` so two writers never share one), flushed to disk, then given its final name in
+//!   one step, and the directory is flushed so the new name survives a crash.
 //! - The final name is `<created_ms:013>-<worker>-<seq:04>.shard`: the creation time (so names
 //!   sort in time order), the worker id (unique per process: [`unique_worker_id`]) and a
 //!   per-process sequence number (unique per shard within the process, across threads).
@@ -20,9 +20,9 @@
 
 use crate::format::{MAX_PAYLOAD_BYTES, PREFIX_LEN, check_prefix, header_from_bytes};
 use crate::{Counts, Header, Shard, ShardError};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::hash::{BuildHasher, Hasher, RandomState};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -74,62 +74,14 @@ pub fn write_shard(dir: &Path, shard: &Shard) -> Result<PathBuf, ShardError> {
     let stem = format!("{:013}-{}", shard.header.created_ms, file_safe(&shard.header.worker));
     for _ in 0..NAME_ATTEMPTS {
         let seq = SEQUENCE.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{stem}-{seq:04}.{SHARD_EXTENSION}");
-        let temp = dir.join(format!(".{name}.tmp"));
-        let mut file = match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => file,
+        let path = dir.join(format!("{stem}-{seq:04}.{SHARD_EXTENSION}"));
+        match durable::write_new(&path, &bytes) {
+            Ok(()) => return Ok(path),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(ShardError::io(&temp, e)),
-        };
-        let written = file.write_all(&bytes).and_then(|()| file.sync_all());
-        drop(file);
-        if let Err(e) = written {
-            let _ = fs::remove_file(&temp);
-            return Err(ShardError::io(&temp, e));
-        }
-        let path = dir.join(&name);
-        match publish(&temp, &path) {
-            Ok(()) => {
-                sync_dir(dir).map_err(|e| ShardError::io(dir, e))?;
-                return Ok(path);
-            }
-            Err(e) => {
-                let _ = fs::remove_file(&temp);
-                if e.kind() != io::ErrorKind::AlreadyExists {
-                    return Err(ShardError::io(&path, e));
-                }
-            }
+            Err(e) => return Err(ShardError::io(&path, e.source)),
         }
     }
     Err(ShardError::io(dir, io::Error::other(format!("no free shard name after {NAME_ATTEMPTS} attempts"))))
-}
-
-/// Gives the finished temporary file its final name, failing with `AlreadyExists` rather than
-/// replacing a file of that name.
-fn publish(temp: &Path, path: &Path) -> io::Result<()> {
-    match fs::hard_link(temp, path) {
-        Ok(()) => {
-            // The shard is complete under its final name; a temporary left behind by a failed
-            // removal is invisible to readers and cleared by remove_stale_temps.
-            let _ = fs::remove_file(temp);
-            Ok(())
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(e),
-        Err(_) => {
-            // No hard links here (some network and FUSE file systems): rename, which replaces
-            // silently, so look first. Names are unique per writer, so the window is harmless.
-            if path.try_exists()? {
-                return Err(io::Error::from(io::ErrorKind::AlreadyExists));
-            }
-            fs::rename(temp, path)
-        }
-    }
-}
-
-/// Flushes a directory's entries (the new name) to disk. Directories cannot be opened for this
-/// on every platform; there the rename's own durability has to do.
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    if cfg!(unix) { File::open(dir)?.sync_all() } else { Ok(()) }
 }
 
 /// The worker id as it goes into a file name: ASCII letters, digits, `-`, `_` and `.` kept,
@@ -202,32 +154,13 @@ pub fn list_shards(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
     Ok(shards)
 }
 
-/// Removes writers' temporary files (`.*.shard.tmp`) in `dir` last modified more than
-/// `older_than` ago: what a writer killed mid-write leaves. Returns how many were removed. Pick
-/// `older_than` well above the time one shard takes to write, so no live writer loses its file.
+/// Removes writers' temporary files in `dir` last modified more than `older_than` ago: what a
+/// writer killed mid-write leaves ([`durable::remove_stale_temps`]). Returns how many were
+/// removed. Pick `older_than` well above the time one shard takes to write, so no live writer
+/// loses its file.
 ///
 /// # Errors
 /// [`ShardError::Io`] naming `dir` or the file that could not be removed.
 pub fn remove_stale_temps(dir: &Path, older_than: Duration) -> Result<usize, ShardError> {
-    let now = SystemTime::now();
-    let mut removed = 0;
-    for entry in fs::read_dir(dir).map_err(|e| ShardError::io(dir, e))? {
-        let entry = entry.map_err(|e| ShardError::io(dir, e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with('.') && name.ends_with(&format!(".{SHARD_EXTENSION}.tmp"))) {
-            continue;
-        }
-        let path = entry.path();
-        let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else { continue };
-        if now.duration_since(modified).is_ok_and(|age| age > older_than) {
-            match fs::remove_file(&path) {
-                Ok(()) => removed += 1,
-                // Another cleaner got there first.
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(ShardError::io(&path, e)),
-            }
-        }
-    }
-    Ok(removed)
+    durable::remove_stale_temps(dir, older_than).map_err(|e| ShardError::io(&e.path, e.source))
 }
