@@ -7,8 +7,6 @@
 //! is recorded as the reason, and the match goes on with fresh agent instances.
 
 use std::fmt;
-use std::io;
-use std::time::Duration;
 
 /// A player: picks a move for game `G`.
 ///
@@ -36,38 +34,9 @@ pub trait Agent<G: game::Game>: Send {
 /// Why an agent gave no legal move.
 #[derive(Debug)]
 pub enum AgentError {
-    /// The engine program could not be started.
-    Spawn {
-        /// The program as given.
-        program: String,
-        /// The operating system's reason.
-        source: io::Error,
-    },
-    /// The engine exited or closed its output.
-    Crashed {
-        /// The engine (program or `id name`).
-        engine: String,
-        /// Exit status and the last lines of its standard error, when known.
-        detail: String,
-    },
-    /// The engine did not answer in time.
-    Timeout {
-        /// The engine.
-        engine: String,
-        /// The answer awaited (`uciok`, `bestmove`, `done`...).
-        waiting_for: &'static str,
-        /// How long we waited.
-        after: Duration,
-    },
-    /// The engine answered outside the protocol.
-    Garbage {
-        /// The engine.
-        engine: String,
-        /// The line it sent.
-        line: String,
-        /// What a correct line looks like.
-        expected: &'static str,
-    },
+    /// An external engine failed: it could not start, crashed, hung, sent garbage or an illegal
+    /// move.
+    Engine(engine::ClientError),
     /// The move is not legal in the position.
     IllegalMove {
         /// The agent.
@@ -81,13 +50,6 @@ pub enum AgentError {
     NoMove {
         /// The agent.
         agent: String,
-    },
-    /// Talking to the engine failed.
-    Io {
-        /// The engine.
-        engine: String,
-        /// The operating system's reason.
-        source: io::Error,
     },
     /// A checkpoint an MCTS agent names cannot be loaded.
     Checkpoint {
@@ -105,27 +67,25 @@ pub enum AgentError {
     },
 }
 
+impl From<engine::ClientError> for AgentError {
+    fn from(e: engine::ClientError) -> AgentError {
+        AgentError::Engine(e)
+    }
+}
+
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AgentError::Spawn { program, source } => write!(f, "cannot start engine '{program}': {source}"),
-            AgentError::Crashed { engine, detail } => write!(f, "engine '{engine}' exited ({detail})"),
-            AgentError::Timeout { engine, waiting_for, after } => {
-                write!(f, "engine '{engine}' sent no '{waiting_for}' within {} ms", after.as_millis())
-            }
-            AgentError::Garbage { engine, line, expected } => {
-                write!(f, "engine '{engine}' sent {line:?}, expected {expected}")
-            }
+            AgentError::Engine(e) => write!(f, "{e}"),
             AgentError::IllegalMove { agent, text, reason } => {
                 write!(f, "'{agent}' played the illegal move {text:?}: {reason}")
             }
             AgentError::NoMove { agent } => write!(f, "'{agent}' gave no move in a game that is not over"),
-            AgentError::Io { engine, source } => write!(f, "cannot talk to engine '{engine}': {source}"),
             AgentError::Checkpoint { path, message } => write!(f, "cannot load checkpoint '{path}': {message}"),
             AgentError::WrongGame { spec, game } => write!(f, "agent '{spec}' does not play {game}"),
         }
     }
 }
 
-/// The operating system's reason is part of the message, so `source` gives nothing more.
+/// Each cause is part of the message, so `source` gives nothing more.
 impl std::error::Error for AgentError {}

@@ -3,7 +3,7 @@
 
 use crate::ArenaGame;
 use crate::agent::{Agent, AgentError};
-use crate::spec::{AlphaBetaSpec, SearchLimits};
+use crate::spec::AlphaBetaSpec;
 use alphabeta::book::Book;
 use alphabeta::{Limits, Searcher};
 use rand::SeedableRng;
@@ -24,11 +24,10 @@ impl<G: ArenaGame> AlphaBetaAgent<G> {
     /// `seed` drives the choice among book moves. `name` names it in records.
     #[must_use]
     pub fn new(name: &str, spec: &AlphaBetaSpec, movetime: Duration, seed: u64) -> AlphaBetaAgent<G> {
-        let SearchLimits { depth, movetime, nodes } = spec.limits.or_movetime(movetime);
         AlphaBetaAgent {
             name: name.to_string(),
             searcher: Searcher::new(spec.hash_mb),
-            limits: Limits { depth, movetime, nodes, ..Limits::default() },
+            limits: spec.go.or_movetime(movetime).limits(),
             book: spec.book.then(G::shipped_book),
             rng: StdRng::seed_from_u64(seed),
         }

@@ -3,9 +3,8 @@
 //! for both games, so the match runner and the records stay generic.
 
 use crate::agent::{Agent, AgentError};
-use crate::hub::HubAgent;
+use crate::engine_agent::EngineAgent;
 use crate::spec::{AgentKind, AgentSpec};
-use crate::uci::UciAgent;
 use alphabeta::SearchGame;
 use alphabeta::book::Book;
 use game::Side;
@@ -55,7 +54,7 @@ impl ArenaGame for xiangqi::Game {
 
     fn engine_agent(spec: &AgentSpec, movetime: Duration) -> Result<Box<dyn Agent<Self>>, AgentError> {
         match &spec.kind {
-            AgentKind::Uci(engine) => Ok(Box::new(UciAgent::new(engine, movetime)?)),
+            AgentKind::Uci(e) => Ok(Box::new(EngineAgent::<Self, engine::uci::UciClient>::new(e, movetime)?)),
             _ => Err(AgentError::WrongGame { spec: spec.text.clone(), game: "xiangqi" }),
         }
     }
@@ -92,7 +91,7 @@ impl ArenaGame for draughts::Game {
 
     fn engine_agent(spec: &AgentSpec, movetime: Duration) -> Result<Box<dyn Agent<Self>>, AgentError> {
         match &spec.kind {
-            AgentKind::Hub(engine) => Ok(Box::new(HubAgent::new(engine, movetime)?)),
+            AgentKind::Hub(e) => Ok(Box::new(EngineAgent::<Self, engine::hub::HubClient>::new(e, movetime)?)),
             _ => Err(AgentError::WrongGame { spec: spec.text.clone(), game: "draughts" }),
         }
     }

@@ -1,11 +1,11 @@
-//! The arena: agents, matches between them, Elo, and the engine protocols that let external
-//! engines take part.
+//! The arena: agents, matches between them, Elo.
 //!
 //! - [`Agent`]: anything that picks a move for a [`game::Game`]: [`RandomAgent`],
-//!   [`AlphaBetaAgent`] (our engine, in process), [`UciAgent`] (any UCI xiangqi engine:
-//!   Fairy-Stockfish, Pikafish, `qizero uci`) and [`HubAgent`] (any Hub draughts engine: Scan,
-//!   `scripts/dame-hub`) and [`MctsAgent`] (PUCT search with a checkpoint's net, which a
-//!   [`NetSource`] supplies, or with the rules alone).
+//!   [`AlphaBetaAgent`] (our engine, in process), [`EngineAgent`] (any external engine through
+//!   the `engine` crate's protocol clients: a UCI xiangqi engine such as Fairy-Stockfish,
+//!   Pikafish or `qizero uci`, a Hub draughts engine such as Scan or `scripts/dame-hub`) and
+//!   [`MctsAgent`] (PUCT search with a checkpoint's net, which a [`NetSource`] supplies, or with
+//!   the rules alone).
 //! - [`spec`]: the one-line agent specs the command line takes (`alphabeta:depth=4`,
 //!   `uci:/usr/games/fairy-stockfish,movetime=200`), and [`build_agent`] to make one.
 //! - [`run_match`]: A against B from a set of openings (each twice, colours swapped), games in
@@ -14,16 +14,17 @@
 //! - [`elo`]: the score, the Elo it implies and its 95% interval.
 //! - [`openings`]: reading openings files; the shipped ones are compiled in.
 //!
-//! The library reads no file and no environment variable: openings come as text, records go to
-//! the directory it is handed, engines are the programs the specs name.
+//! The protocols themselves (servers and clients) live in the `engine` crate; this one only
+//! plays games between agents. The library reads no file and no environment variable: openings
+//! come as text, records go to the directory it is handed, engines are the programs the specs
+//! name.
 
 mod agent;
 mod alphabeta_agent;
 pub mod config;
 pub mod elo;
-mod engine;
+mod engine_agent;
 mod games;
-pub mod hub;
 pub mod ladder;
 mod mcts_agent;
 pub mod openings;
@@ -32,16 +33,14 @@ pub mod record;
 mod runner;
 pub mod spec;
 pub mod sprt;
-pub mod uci;
 
 pub use agent::{Agent, AgentError};
 pub use alphabeta_agent::AlphaBetaAgent;
 pub use config::{ArenaConfig, GateKind};
 pub use elo::Score;
+pub use engine_agent::EngineAgent;
 pub use games::ArenaGame;
-pub use hub::HubAgent;
 pub use mcts_agent::{MctsAgent, NetSource, NoNets};
 pub use random::RandomAgent;
 pub use runner::{GameResult, MatchConfig, MatchError, MatchResult, build_agent, run_match, termination};
 pub use spec::{AgentSpec, SpecError};
-pub use uci::UciAgent;

@@ -26,54 +26,17 @@
 //! Parsing checks syntax and values only; [`AgentSpec::check_game`] checks that the agent plays
 //! the game, and starting an engine is the agent's business.
 
+use engine::{EngineSpec, Go, Ranks};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// What an agent is asked to search: any combination; none set means "the match's movetime".
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SearchLimits {
-    /// Depth in plies.
-    pub depth: Option<u32>,
-    /// Time per move.
-    pub movetime: Option<Duration>,
-    /// Nodes per move.
-    pub nodes: Option<u64>,
-}
-
-impl SearchLimits {
-    /// True if no limit is set.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none()
-    }
-
-    /// These limits, or `movetime` alone if none is set.
-    #[must_use]
-    pub fn or_movetime(&self, movetime: Duration) -> SearchLimits {
-        if self.is_empty() {
-            SearchLimits { movetime: Some(movetime), ..SearchLimits::default() }
-        } else {
-            self.clone()
-        }
-    }
-}
-
-/// How a UCI xiangqi engine numbers ranks in its move text.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Ranks {
-    /// `h2e2`: Pikafish, our own `qizero uci`, UCCI.
-    ZeroToNine,
-    /// `h3e3`: Fairy-Stockfish in plain UCI mode.
-    OneToTen,
-}
-
 /// The alpha-beta agent's configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AlphaBetaSpec {
-    /// Search limits (none set: the match's movetime).
-    pub limits: SearchLimits,
+    /// Search limits: depth, movetime, nodes (none set: the match's movetime).
+    pub go: Go,
     /// Transposition table size in MiB (default 16).
     pub hash_mb: usize,
     /// Play from the shipped opening book while it has the position (default false).
@@ -89,34 +52,6 @@ pub struct MctsSpec {
     pub simulations: u32,
     /// Leaves gathered per evaluator call (default 1).
     pub batch: u32,
-}
-
-/// An external engine's configuration (UCI or Hub).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineSpec {
-    /// The program to run.
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// What to ask for per move (none set: the match's movetime).
-    pub limits: SearchLimits,
-    /// How long to wait for a move before the engine forfeits (`None`: derived from the limits).
-    pub timeout: Option<Duration>,
-    /// UCI only: rank numbering (`None`: detect Fairy-Stockfish from its `id name`).
-    pub ranks: Option<Ranks>,
-    /// Engine options passed on as they are, in the order given.
-    pub options: Vec<(String, String)>,
-}
-
-impl EngineSpec {
-    /// How long to wait for one move under `limits` (the limits actually sent).
-    #[must_use]
-    pub fn move_timeout(&self, limits: &SearchLimits) -> Duration {
-        self.timeout.unwrap_or(match limits.movetime {
-            Some(t) if limits.depth.is_none() && limits.nodes.is_none() => t * 2 + Duration::from_secs(3),
-            _ => Duration::from_secs(60),
-        })
-    }
 }
 
 /// The kinds of agent, with their configuration.
@@ -293,12 +228,12 @@ fn millis(name: &str, value: Option<&str>) -> Result<Duration, SpecError> {
     number::<u64>(name, value, 1, 86_400_000, "milliseconds, a whole number from 1").map(Duration::from_millis)
 }
 
-/// Reads a limit option into `limits`; false if `name` is not one.
-fn limit(limits: &mut SearchLimits, name: &str, value: Option<&str>) -> Result<bool, SpecError> {
+/// Reads a limit option into `go`; false if `name` is not one.
+fn limit(go: &mut Go, name: &str, value: Option<&str>) -> Result<bool, SpecError> {
     match name {
-        "depth" => limits.depth = Some(number(name, value, 1, 64, "a whole number from 1 to 64")?),
-        "movetime" => limits.movetime = Some(millis(name, value)?),
-        "nodes" => limits.nodes = Some(number(name, value, 1, u64::MAX, "a whole number from 1")?),
+        "depth" => go.depth = Some(number(name, value, 1, 64, "a whole number from 1 to 64")?),
+        "movetime" => go.movetime = Some(millis(name, value)?),
+        "nodes" => go.nodes = Some(number(name, value, 1, u64::MAX, "a whole number from 1")?),
         _ => return Ok(false),
     }
     Ok(true)
@@ -322,9 +257,9 @@ fn parse_random(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec = AlphaBetaSpec { limits: SearchLimits::default(), hash_mb: 16, book: false };
+    let mut spec = AlphaBetaSpec { go: Go::default(), hash_mb: 16, book: false };
     for (name, value) in options(body.unwrap_or_default()) {
-        if limit(&mut spec.limits, name, value)? {
+        if limit(&mut spec.go, name, value)? {
             continue;
         }
         match name {
@@ -371,16 +306,9 @@ fn parse_engine(agent: &'static str, body: Option<&str>) -> Result<EngineSpec, S
     let (command, rest) = body.split_once(',').unwrap_or((body, ""));
     let mut words = command.split_whitespace().map(str::to_string);
     let program = words.next().ok_or(SpecError::MissingProgram { agent })?;
-    let mut spec = EngineSpec {
-        program,
-        args: words.collect(),
-        limits: SearchLimits::default(),
-        timeout: None,
-        ranks: None,
-        options: Vec::new(),
-    };
+    let mut spec = EngineSpec { args: words.collect(), ..EngineSpec::program(&program) };
     for (name, value) in options(rest) {
-        if limit(&mut spec.limits, name, value)? {
+        if limit(&mut spec.go, name, value)? {
             continue;
         }
         match name {
@@ -416,14 +344,7 @@ mod tests {
     #[test]
     fn parses_each_kind() {
         let ab = AgentSpec::parse("alphabeta:depth=4,hash=32,book=true").expect("parses");
-        assert_eq!(
-            ab.kind,
-            AgentKind::AlphaBeta(AlphaBetaSpec {
-                limits: SearchLimits { depth: Some(4), ..SearchLimits::default() },
-                hash_mb: 32,
-                book: true
-            })
-        );
+        assert_eq!(ab.kind, AgentKind::AlphaBeta(AlphaBetaSpec { go: Go::depth(4), hash_mb: 32, book: true }));
         assert_eq!(AgentSpec::parse("random").expect("parses").kind, AgentKind::Random { seed: 0 });
         assert_eq!(
             AgentSpec::parse("mcts:ckpt=runs/a/checkpoints/200-ab.safetensors,sims=64").expect("parses").kind,
@@ -445,15 +366,15 @@ mod tests {
         };
         assert_eq!(uci.program, "/usr/bin/engine");
         assert_eq!(uci.args, ["uci"]);
-        assert_eq!(uci.limits.movetime, Some(Duration::from_millis(50)));
+        assert_eq!(uci.go.movetime, Some(Duration::from_millis(50)));
         assert_eq!(uci.ranks, Some(Ranks::OneToTen));
         assert_eq!(uci.options, [("Skill Level".to_string(), "3".to_string())]);
         let AgentKind::Hub(hub) = AgentSpec::parse("hub:scripts/dame-hub,depth=6,timeout=500").expect("parses").kind
         else {
             panic!("not hub");
         };
-        assert_eq!(hub.limits.depth, Some(6));
-        assert_eq!(hub.move_timeout(&hub.limits), Duration::from_millis(500));
+        assert_eq!(hub.go.depth, Some(6));
+        assert_eq!(hub.move_timeout(&hub.go), Duration::from_millis(500));
     }
 
     #[test]
@@ -491,11 +412,8 @@ mod tests {
             AgentKind::Uci(spec) => spec,
             other => panic!("{other:?}"),
         };
-        let limits = spec.limits.or_movetime(Duration::from_millis(100));
-        assert_eq!(spec.move_timeout(&limits), Duration::from_millis(3200));
-        assert_eq!(
-            spec.move_timeout(&SearchLimits { depth: Some(3), ..SearchLimits::default() }),
-            Duration::from_secs(60)
-        );
+        let go = spec.go.or_movetime(Duration::from_millis(100));
+        assert_eq!(spec.move_timeout(&go), Duration::from_millis(3200));
+        assert_eq!(spec.move_timeout(&Go::depth(3)), Duration::from_secs(60));
     }
 }

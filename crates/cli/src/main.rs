@@ -5,22 +5,19 @@ mod arena_cmd;
 mod bench;
 mod bench_net;
 mod config;
-mod hub;
+mod engine_cmd;
 mod match_cmd;
 mod metrics;
 mod nets;
 mod perft;
 mod play_cmd;
 mod plots;
-mod protocol;
 mod random_game;
 mod run_cmd;
-mod search_thread;
 mod selfplay_cmd;
 mod shard_cmd;
 mod signals;
 mod train_cmd;
-mod uci;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -119,17 +116,18 @@ enum Command {
     /// Speaks UCI on standard input and output as Pikafish does: moves in coordinates with
     /// ranks 0-9 from Red's side (`h2e2`), FEN as Pikafish writes it. Options: Hash (MiB),
     /// Threads, OwnBook (the shipped opening book). `go` takes depth, nodes, movetime,
-    /// wtime/btime/winc/binc/movestogo, infinite and ponder; the search runs in the background,
-    /// so `stop` and `isready` are answered at once. Greeted with `ucci`, it answers in UCCI.
-    /// Bad input gets `info string error: ...` and changes nothing. Type `uci` to begin.
-    Uci(uci::UciArgs),
+    /// wtime/btime/winc/binc/movestogo, infinite, ponder and searchmoves; the search runs in the
+    /// background, so `stop` and `isready` are answered at once. Greeted with `ucci`, it answers
+    /// in UCCI. Bad input gets `info string error: ...` and changes nothing; every `go` still
+    /// ends in `bestmove`. Type `uci` to begin.
+    Uci(engine_cmd::ServerArgs),
     /// Run the alpha-beta engine for international draughts over Scan's Hub protocol (version 2).
     ///
     /// For the Hub GUI and match runners: `hub`, `init`, `pos pos=<W|B + 50 squares>
     /// moves="..."`, `level ...`, `go think|ponder|analyze`, `stop`, `ping`, `quit`, moves in Hub
     /// notation (`32-28`, `28x19x23`). Parameters: book, hash (MiB), threads. Bad input gets
     /// `error message="..."` and changes nothing. Type `hub` to begin.
-    Hub(hub::HubArgs),
+    Hub(engine_cmd::ServerArgs),
 }
 
 fn main() -> ExitCode {
@@ -138,8 +136,8 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::RandomGame(args) => random_game::run(&args),
         Command::Bench(cmd) => bench::run(&cmd),
-        Command::Uci(args) => uci::run(&args),
-        Command::Hub(args) => hub::run(&args),
+        Command::Uci(args) => engine_cmd::uci(&args),
+        Command::Hub(args) => engine_cmd::hub(&args),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play_cmd::run(&args),
         Command::Shard(cmd) => shard_cmd::run(&cmd),

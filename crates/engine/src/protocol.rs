@@ -1,24 +1,27 @@
 //! What the two engine protocols share: the line loop over standard input and output, and the
 //! contract of an engine front-end.
 //!
-//! A front-end ([`Engine`]) is a state machine fed one input line at a time. It answers
-//! synchronous commands (`isready`, `ping`, bad input) with the lines [`Engine::handle`]
+//! A front-end ([`Frontend`]) is a state machine fed one input line at a time. It answers
+//! synchronous commands (`isready`, `ping`, bad input) with the lines [`Frontend::handle`]
 //! returns; the search thread writes its own lines (`info`, `bestmove`, `done`) through the
 //! shared [`Output`]. The loop here only moves lines, so unit tests drive the state machines
 //! directly, without processes.
 
-use crate::search_thread::Output;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
+
+/// Where protocol lines go: standard output in the binary, a buffer in tests. Called from the
+/// protocol loop and from the search thread; each call writes one whole line.
+pub type Output = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Longest input line read; longer ones are skipped whole with an error (a 600-move game
 /// fits in a few kilobytes).
 pub const MAX_LINE: usize = 1 << 20;
 
 /// An engine protocol front-end.
-pub trait Engine {
+pub trait Frontend {
     /// Handles one input line (without its line ending) and returns the lines to answer at
     /// once. Never panics, whatever the line holds.
     fn handle(&mut self, line: &str) -> Vec<String>;
@@ -48,7 +51,7 @@ pub fn stdout() -> Output {
 ///
 /// # Errors
 /// A read error on standard input (after shutting the engine down).
-pub fn serve(engine: &mut impl Engine, out: &Output) -> std::io::Result<()> {
+pub fn serve(engine: &mut impl Frontend, out: &Output) -> std::io::Result<()> {
     let stdin = std::io::stdin();
     serve_from(engine, out, &mut stdin.lock())
 }
@@ -57,7 +60,7 @@ pub fn serve(engine: &mut impl Engine, out: &Output) -> std::io::Result<()> {
 ///
 /// # Errors
 /// A read error from `input` (after shutting the engine down).
-pub fn serve_from(engine: &mut impl Engine, out: &Output, input: &mut impl BufRead) -> std::io::Result<()> {
+pub fn serve_from(engine: &mut impl Frontend, out: &Output, input: &mut impl BufRead) -> std::io::Result<()> {
     let mut buf = Vec::new();
     loop {
         buf.clear();
@@ -104,6 +107,19 @@ pub fn book_rng(seed: Option<u64>) -> StdRng {
     }
 }
 
+/// A collecting [`Output`] for tests: every line written, in order.
+#[must_use]
+pub fn collector() -> (Output, Arc<std::sync::Mutex<Vec<String>>>) {
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&lines);
+    let out: Output = Arc::new(move |l: &str| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(l.to_string());
+        }
+    });
+    (out, lines)
+}
+
 /// `text` fit for quoting in an error line: at most 60 characters, control characters and
 /// quotes escaped the way Rust's `{:?}` writes them.
 #[must_use]
@@ -127,7 +143,7 @@ mod tests {
         shut: bool,
     }
 
-    impl Engine for Echo {
+    impl Frontend for Echo {
         fn handle(&mut self, line: &str) -> Vec<String> {
             self.quit = line == "quit";
             vec![format!("<{line}>")]

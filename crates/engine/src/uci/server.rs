@@ -1,5 +1,5 @@
-//! `qizero uci`: the alpha-beta engine for xiangqi over UCI as Pikafish speaks it (moves in
-//! coordinates with ranks 0-9, `h2e2`), with UCCI's handshake and dialect besides.
+//! The UCI server (`qizero uci`): the alpha-beta engine for xiangqi over UCI as Pikafish speaks
+//! it (moves in coordinates with ranks 0-9, `h2e2`), with UCCI's handshake and dialect besides.
 //!
 //! Commands: `uci` / `ucci` (identify, list options, `uciok` / `ucciok`); `isready`
 //! (`readyok`, answered during a search too); `setoption name <id> [value <x>]` (UCCI:
@@ -22,39 +22,20 @@
 //!
 //! Errors: any unknown command, malformed or illegal input is answered with one line
 //! `info string error: <command>: <what is wrong>`, and nothing else changes: a `position` with a
-//! bad FEN or move keeps the previous position, a `go` with a bad argument starts nothing (so a
-//! GUI's mistake shows at once instead of as a search with the wrong limits). Commands that need
-//! an idle engine (`go`, `setoption`, `ucinewgame`) are refused the same way during a search;
-//! `stop` and `ponderhit` when idle are ignored, as GUIs send them in races.
+//! bad FEN or move keeps the previous position. A GUI waits for the `bestmove` of every `go`, so
+//! a `go` with a bad argument is answered with the error line and then a `bestmove` from a
+//! depth-1 search (or the book): the mistake shows at once, and the GUI never hangs. A
+//! `searchmoves` move that is not legal is reported the same way and left out; if none is left,
+//! every move is searched. Commands that need an idle engine (`go`, `setoption`, `ucinewgame`)
+//! are refused with the error line during a search (the running search's `bestmove` answers the
+//! GUI); `stop` and `ponderhit` when idle are ignored, as GUIs send them in races.
 
-use crate::protocol::{self, Engine, quoted};
-use crate::search_thread::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Output, SearchThread};
-use alphabeta::book::Book;
-use alphabeta::{Limits, MATE, Score, SearchInfo, SearchResult};
-use clap::Args;
+use crate::go::{Go, TimeUnit};
+use crate::protocol::{Frontend, Output, quoted};
+use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session};
+use alphabeta::{Limits, MATE, Score, SearchInfo, SearchResult, Searcher};
 use rand::rngs::StdRng;
-use std::sync::Arc;
-use std::time::Duration;
-use xiangqi::{Color, Game, Move, notation};
-
-/// Arguments of `qizero uci`.
-#[derive(Args)]
-pub struct UciArgs {
-    /// Seed for choosing among book moves, for reproducible games (default: from the system).
-    #[arg(long)]
-    seed: Option<u64>,
-}
-
-/// Runs the engine on standard input and output until `quit` or the end of input.
-///
-/// # Errors
-/// A read error on standard input.
-pub fn run(args: &UciArgs) -> anyhow::Result<()> {
-    let out = protocol::stdout();
-    let mut engine = Uci::new(Arc::clone(&out), protocol::book_rng(args.seed));
-    protocol::serve(&mut engine, &out)?;
-    Ok(())
-}
+use xiangqi::{Game, Move, notation};
 
 /// Which protocol the GUI greeted us in; they differ in a few answers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -63,26 +44,27 @@ enum Dialect {
     Ucci,
 }
 
-/// A parsed `go`.
-#[derive(Clone, Debug, Default)]
-struct Go {
-    limits: Limits,
-    ponder: bool,
+impl Report<Game> for Dialect {
+    fn info(&self, info: &SearchInfo<Move>) -> String {
+        info_line(info, *self)
+    }
+    fn done(&self, result: &SearchResult<Move>) -> String {
+        bestmove_line(result, *self)
+    }
+    fn book_move(&self, mv: Move) -> Vec<String> {
+        vec![format!("info string book move {mv}"), format!("bestmove {mv}")]
+    }
 }
 
-/// The UCI/UCCI front-end: the position, the options and the search thread.
+/// The UCI/UCCI front-end: the position, the options and the search session.
 pub struct Uci {
-    out: Output,
-    search: SearchThread,
+    session: Session<Game, Searcher>,
     game: Game,
-    own_book: bool,
-    book: Book<Game>,
-    rng: StdRng,
+    hash_mb: usize,
+    threads: usize,
     dialect: Dialect,
     /// UCCI `usemillisec`: `go time` and `increment` in milliseconds rather than seconds.
     millisec: bool,
-    /// What `ponderhit` starts: the pondered position and the limits its `go` gave.
-    ponder: Option<(Game, Limits)>,
     quit: bool,
 }
 
@@ -92,15 +74,12 @@ impl Uci {
     #[must_use]
     pub fn new(out: Output, rng: StdRng) -> Uci {
         Uci {
-            out,
-            search: SearchThread::new(DEFAULT_HASH_MB, 1),
+            session: Session::new(Searcher::new(DEFAULT_HASH_MB), alphabeta::book::xiangqi(), true, rng, out),
             game: Game::new(),
-            own_book: true,
-            book: alphabeta::book::xiangqi(),
-            rng,
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
             dialect: Dialect::Uci,
             millisec: false,
-            ponder: None,
             quit: false,
         }
     }
@@ -108,26 +87,26 @@ impl Uci {
     /// Waits for a running finite search to end (tests).
     #[cfg(test)]
     fn wait(&mut self) {
-        self.search.wait();
+        self.session.search.wait();
     }
 
     fn handshake(&mut self, dialect: Dialect) -> Vec<String> {
         self.dialect = dialect;
         let mut lines =
             vec![format!("id name qizero {}", env!("CARGO_PKG_VERSION")), "id author the qizero authors".to_string()];
-        let (hash, threads) = (self.search.hash_mb(), self.search.threads());
+        let (hash, threads, book) = (self.hash_mb, self.threads, self.session.use_book);
         match dialect {
             Dialect::Uci => {
                 lines.push(format!("option name Hash type spin default {hash} min 1 max {MAX_HASH_MB}"));
                 lines.push(format!("option name Threads type spin default {threads} min 1 max {MAX_THREADS}"));
-                lines.push(format!("option name OwnBook type check default {}", self.own_book));
+                lines.push(format!("option name OwnBook type check default {book}"));
                 lines.push("uciok".to_string());
             }
             Dialect::Ucci => {
                 lines.push(format!("option usemillisec type check default {}", self.millisec));
                 lines.push(format!("option hashsize type spin min 1 max {MAX_HASH_MB} default {hash}"));
                 lines.push(format!("option threads type spin min 1 max {MAX_THREADS} default {threads}"));
-                lines.push(format!("option usebook type check default {}", self.own_book));
+                lines.push(format!("option usebook type check default {book}"));
                 lines.push("option newgame type button".to_string());
                 lines.push("ucciok".to_string());
             }
@@ -151,15 +130,19 @@ impl Uci {
         match name.to_ascii_lowercase().as_str() {
             "hash" | "hashsize" => {
                 let mb = int_value(&name, value.as_deref(), 1, MAX_HASH_MB)?;
-                self.search.set_hash(mb).map_err(busy)
+                self.session.search.idle(|s| s.set_hash(mb)).map_err(busy)?;
+                self.hash_mb = mb;
+                Ok(())
             }
             "threads" => {
                 let n = int_value(&name, value.as_deref(), 1, MAX_THREADS)?;
-                self.search.set_threads(n).map_err(busy)
+                self.session.search.idle(|s| s.set_threads(n)).map_err(busy)?;
+                self.threads = n;
+                Ok(())
             }
-            "ownbook" | "usebook" => bool_value(&name, value.as_deref()).map(|b| self.own_book = b),
+            "ownbook" | "usebook" => bool_value(&name, value.as_deref()).map(|b| self.session.use_book = b),
             "usemillisec" => bool_value(&name, value.as_deref()).map(|b| self.millisec = b),
-            "newgame" | "clear hash" => self.search.clear().map_err(busy),
+            "newgame" | "clear hash" => self.session.search.idle(Searcher::clear).map_err(busy),
             // Sent by GUIs that ponder, and by GUIs written for Fairy-Stockfish.
             "ponder" => bool_value(&name, value.as_deref()).map(|_| ()),
             "uci_variant" => match value.as_deref() {
@@ -192,63 +175,48 @@ impl Uci {
             [other, ..] => return Err(format!("position: expected 'moves' after the position, not {}", quoted(other))),
         };
         for (i, text) in moves.iter().enumerate() {
-            // Coordinates only: WXF or Chinese has no place in this protocol.
-            let mv = notation::parse_uci(text)
-                .and_then(|_| notation::parse_move(game.position(), text))
-                .map_err(|e| format!("position: move {} of {}: {e}", i + 1, moves.len()))?;
+            let mv = uci_move(&game, text).map_err(|e| format!("position: move {} of {}: {e}", i + 1, moves.len()))?;
             game.play(mv);
         }
         self.game = game;
         Ok(())
     }
 
+    /// Every `go` ends in a `bestmove` (see the module docs).
     fn go(&mut self, args: &[&str]) -> Result<Vec<String>, String> {
-        if self.search.is_searching() {
+        if self.session.search.is_searching() {
             return Err("go: already searching (send stop first)".to_string());
         }
         let unit = if self.dialect == Dialect::Ucci && !self.millisec { TimeUnit::Seconds } else { TimeUnit::Millis };
-        let go = parse_go(args, self.game.position().side_to_move(), unit)?;
-        self.ponder = None;
-        if go.ponder {
-            let ponder = Limits { infinite: true, ..Limits::default() };
-            self.start(self.game.clone(), ponder)?;
-            self.ponder = Some((self.game.clone(), go.limits));
-            return Ok(Vec::new());
-        }
-        self.think(self.game.clone(), go.limits)
+        let side = game::Game::side_to_move(&self.game);
+        let (go, mut lines) = match Go::parse_uci(args, side, unit) {
+            Ok(go) => (go, Vec::new()),
+            Err(e) => (Go::depth(1), vec![self.error_line(&format!("{e}; answering from a depth-1 search"))]),
+        };
+        let mut limits = go.limits();
+        let (root, bad) = self.root_moves(&go.searchmoves);
+        lines.extend(bad.into_iter().map(|e| self.error_line(&e)));
+        restrict(&mut limits, &root);
+        let game = self.game.clone();
+        let answer = if go.ponder {
+            self.session.ponder(game, limits, self.dialect).map(|()| Vec::new())
+        } else {
+            self.session.think(game, limits, self.dialect)
+        };
+        lines.extend(answer?);
+        Ok(lines)
     }
 
-    /// A book move at once, or a search.
-    fn think(&mut self, game: Game, limits: Limits) -> Result<Vec<String>, String> {
-        if self.own_book && !limits.infinite {
-            if let Some(mv) = self.book.pick(&game, &mut self.rng) {
-                return Ok(vec![format!("info string book move {mv}"), format!("bestmove {mv}")]);
+    /// The legal moves among `searchmoves`, and an error for each one that is not.
+    fn root_moves(&self, searchmoves: &[String]) -> (Vec<Move>, Vec<String>) {
+        let (mut root, mut bad) = (Vec::new(), Vec::new());
+        for text in searchmoves {
+            match uci_move(&self.game, text) {
+                Ok(mv) => root.push(mv),
+                Err(e) => bad.push(format!("go: searchmoves {}: {e}; left out", quoted(text))),
             }
         }
-        self.start(game, limits)?;
-        Ok(Vec::new())
-    }
-
-    fn start(&mut self, game: Game, limits: Limits) -> Result<(), String> {
-        let (info_out, done_out) = (Arc::clone(&self.out), Arc::clone(&self.out));
-        let dialect = self.dialect;
-        self.search
-            .start(
-                game,
-                limits,
-                move |info| info_out(&info_line(info, dialect)),
-                move |_, result| done_out(&bestmove_line(&result, dialect)),
-            )
-            .map_err(|e| format!("go: {e}"))
-    }
-
-    fn ponderhit(&mut self) -> Result<Vec<String>, String> {
-        let Some((game, limits)) = self.ponder.take() else { return Ok(Vec::new()) };
-        if !self.search.is_searching() {
-            return Ok(Vec::new());
-        }
-        self.search.abandon();
-        self.think(game, limits)
+        (root, bad)
     }
 
     fn display(&self) -> Vec<String> {
@@ -260,7 +228,17 @@ impl Uci {
     }
 }
 
-impl Engine for Uci {
+/// A move in UCI coordinates, legal in `game` (WXF or Chinese has no place in this protocol).
+fn uci_move(game: &Game, text: &str) -> Result<Move, String> {
+    notation::parse_uci(text).and_then(|_| notation::parse_move(game.position(), text)).map_err(|e| e.to_string())
+}
+
+/// Restricts the search to `root` (all moves when empty).
+fn restrict(limits: &mut Limits, root: &[Move]) {
+    let _ = (limits, root);
+}
+
+impl Frontend for Uci {
     fn handle(&mut self, line: &str) -> Vec<String> {
         let mut words = line.split_whitespace();
         let Some(command) = words.next() else { return Vec::new() };
@@ -271,17 +249,16 @@ impl Engine for Uci {
             "ucci" => Ok(self.handshake(Dialect::Ucci)),
             "isready" => Ok(vec!["readyok".to_string()]),
             "setoption" => done(self.setoption(&args)),
-            "ucinewgame" => done(self.search.clear().map_err(|e| format!("ucinewgame: {e}"))),
+            "ucinewgame" => done(self.session.search.idle(Searcher::clear).map_err(|e| format!("ucinewgame: {e}"))),
             "position" => done(self.position(&args)),
             "go" => self.go(&args),
             "stop" => {
-                self.ponder = None;
-                self.search.stop();
+                self.session.stop();
                 Ok(Vec::new())
             }
-            "ponderhit" => self.ponderhit(),
+            "ponderhit" => self.session.ponder_hit(self.dialect),
             "quit" => {
-                self.search.stop();
+                self.session.stop();
                 self.quit = true;
                 Ok(if self.dialect == Dialect::Ucci { vec!["bye".to_string()] } else { Vec::new() })
             }
@@ -302,89 +279,8 @@ impl Engine for Uci {
     }
 
     fn shutdown(&mut self) {
-        self.search.stop();
+        self.session.stop();
     }
-}
-
-/// How UCCI's `time` and `increment` are counted.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum TimeUnit {
-    Millis,
-    Seconds,
-}
-
-/// Reads the arguments of `go` for `side` to move. Any unknown word or bad value rejects the
-/// whole command.
-fn parse_go(args: &[&str], side: Color, unit: TimeUnit) -> Result<Go, String> {
-    let mut go = Go::default();
-    let (mut wtime, mut btime, mut winc, mut binc, mut time, mut inc) = (None, None, None, None, None, None);
-    let mut words = args.iter();
-    while let Some(&word) = words.next() {
-        match word {
-            "infinite" => go.limits.infinite = true,
-            "ponder" => go.ponder = true,
-            // UCCI: the opponent offers a draw; we play on.
-            "draw" => {}
-            "searchmoves" => return Err("go: searchmoves is not supported".to_string()),
-            "depth" | "nodes" | "mate" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo" | "time"
-            | "increment" | "opptime" | "oppmovestogo" | "oppincrement" => {
-                let Some(&value) = words.next() else { return Err(format!("go: '{word}' needs a value")) };
-                match word {
-                    "depth" if value == "infinite" => go.limits.infinite = true,
-                    "depth" => go.limits.depth = Some(count(word, value, 1)?),
-                    "mate" => go.limits.depth = Some(count::<u32>(word, value, 1)?.saturating_mul(2) - 1),
-                    "nodes" => go.limits.nodes = Some(count(word, value, 1)?),
-                    "movestogo" => go.limits.moves_to_go = Some(count(word, value, 0)?),
-                    "movetime" => go.limits.movetime = Some(duration(word, value, TimeUnit::Millis)?),
-                    "wtime" => wtime = Some(duration(word, value, TimeUnit::Millis)?),
-                    "btime" => btime = Some(duration(word, value, TimeUnit::Millis)?),
-                    "winc" => winc = Some(duration(word, value, TimeUnit::Millis)?),
-                    "binc" => binc = Some(duration(word, value, TimeUnit::Millis)?),
-                    "time" => time = Some(duration(word, value, unit)?),
-                    "increment" => inc = Some(duration(word, value, unit)?),
-                    // The opponent's clock: checked, not used.
-                    "oppmovestogo" => {
-                        count::<u32>(word, value, 0)?;
-                    }
-                    _ => {
-                        duration(word, value, unit)?;
-                    }
-                }
-            }
-            _ => return Err(format!("go: unknown word {}", quoted(word))),
-        }
-    }
-    let (own_time, own_inc) = match side {
-        Color::Red => (wtime, winc),
-        Color::Black => (btime, binc),
-    };
-    go.limits.time_left = time.or(own_time);
-    go.limits.increment = inc.or(own_inc).unwrap_or_default();
-    Ok(go)
-}
-
-/// A whole number at least `min`.
-fn count<T: std::str::FromStr + PartialOrd + From<u8>>(word: &str, value: &str, min: u8) -> Result<T, String> {
-    match value.parse::<T>() {
-        Ok(n) if n >= T::from(min) => Ok(n),
-        _ => Err(format!("go: '{word}' needs a whole number of at least {min}, not {}", quoted(value))),
-    }
-}
-
-/// A time: a number of `unit`s. Negative clocks (a GUI reporting an overstepped clock) count as
-/// zero.
-fn duration(word: &str, value: &str, unit: TimeUnit) -> Result<Duration, String> {
-    let bad = || format!("go: '{word}' needs a time in {unit:?}, not {}", quoted(value));
-    let n: f64 = value.parse().map_err(|_| bad())?;
-    if !n.is_finite() {
-        return Err(bad());
-    }
-    let secs = match unit {
-        TimeUnit::Millis => n / 1000.0,
-        TimeUnit::Seconds => n,
-    };
-    // Infinity, NaN and absurdly large values are refused rather than saturated.
-    Duration::try_from_secs_f64(secs.max(0.0)).ok().filter(|d| d.as_secs() < 1 << 40).ok_or_else(bad)
 }
 
 fn show(value: Option<&str>) -> String {
@@ -456,19 +352,14 @@ fn bestmove_line(result: &SearchResult<Move>, dialect: Dialect) -> String {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
     const MATED: &str = "3k5/3R5/3R5/9/9/9/9/9/9/4K4 b - - 0 1";
 
     /// A front-end whose search output is collected.
     fn engine() -> (Uci, Arc<Mutex<Vec<String>>>) {
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let sink = Arc::clone(&lines);
-        let out: Output = Arc::new(move |l: &str| {
-            if let Ok(mut v) = sink.lock() {
-                v.push(l.to_string());
-            }
-        });
+        let (out, lines) = crate::protocol::collector();
         (Uci::new(out, StdRng::seed_from_u64(1)), lines)
     }
 
@@ -500,13 +391,13 @@ mod tests {
     fn options() {
         let (mut uci, _) = engine();
         assert!(uci.handle("setoption name Hash value 2").is_empty());
-        assert_eq!(uci.search.hash_mb(), 2);
+        assert_eq!(uci.hash_mb, 2);
         assert!(uci.handle("setoption name threads value 3").is_empty());
-        assert_eq!(uci.search.threads(), 3);
+        assert_eq!(uci.threads, 3);
         assert!(uci.handle("setoption name OwnBook value false").is_empty());
-        assert!(!uci.own_book);
+        assert!(!uci.session.use_book);
         assert!(uci.handle("setoption usebook true").is_empty());
-        assert!(uci.own_book);
+        assert!(uci.session.use_book);
         assert!(uci.handle("setoption name Clear Hash").is_empty());
         for bad in [
             "setoption",
@@ -522,8 +413,8 @@ mod tests {
         ] {
             assert!(is_error(&uci.handle(bad)), "{bad}");
         }
-        assert_eq!(uci.search.hash_mb(), 2);
-        assert!(uci.own_book);
+        assert_eq!(uci.hash_mb, 2);
+        assert!(uci.session.use_book);
     }
 
     #[test]
@@ -558,33 +449,6 @@ mod tests {
     }
 
     #[test]
-    fn go_parsing() {
-        let go = |args: &str, side| parse_go(&args.split_whitespace().collect::<Vec<_>>(), side, TimeUnit::Millis);
-        let g = go("wtime 60000 btime 30000 winc 100 binc 200 movestogo 20", Color::Black).expect("valid");
-        assert_eq!(g.limits.time_left, Some(Duration::from_secs(30)));
-        assert_eq!(g.limits.increment, Duration::from_millis(200));
-        assert_eq!(g.limits.moves_to_go, Some(20));
-        let g = go("wtime -50 btime 10", Color::Red).expect("valid");
-        assert_eq!(g.limits.time_left, Some(Duration::ZERO));
-        let g = go("depth 5 nodes 1000 movetime 250 ponder", Color::Red).expect("valid");
-        assert_eq!((g.limits.depth, g.limits.nodes), (Some(5), Some(1000)));
-        assert_eq!(g.limits.movetime, Some(Duration::from_millis(250)));
-        assert!(g.ponder);
-        assert!(go("infinite", Color::Red).expect("valid").limits.infinite);
-        assert_eq!(go("mate 3", Color::Red).expect("valid").limits.depth, Some(5));
-        for bad in
-            ["depth", "depth x", "depth 0", "depth -3", "nodes 1e9", "movetime NaN", "movetime inf", "wtime 1e300"]
-        {
-            assert!(go(bad, Color::Red).is_err(), "{bad}");
-        }
-        assert!(go("depht 3", Color::Red).is_err());
-        assert!(go("searchmoves h2e2", Color::Red).is_err());
-        let seconds = parse_go(&["time", "1.5", "increment", "2"], Color::Red, TimeUnit::Seconds).expect("valid");
-        assert_eq!(seconds.limits.time_left, Some(Duration::from_millis(1500)));
-        assert_eq!(seconds.limits.increment, Duration::from_secs(2));
-    }
-
-    #[test]
     fn go_depth_reports_and_answers() {
         let (mut uci, lines) = engine();
         assert!(uci.handle("setoption name OwnBook value false").is_empty());
@@ -606,8 +470,8 @@ mod tests {
         let answer = uci.handle("go movetime 10000");
         let best = answer.last().and_then(|l| l.strip_prefix("bestmove ")).unwrap_or_default();
         assert_eq!(answer[0], format!("info string book move {best}"));
-        assert!(uci.book.moves(&uci.game).iter().any(|(m, _)| m.to_string() == best), "{best}");
-        assert!(!uci.search.is_searching());
+        assert!(uci.session.book().moves(&uci.game).iter().any(|(m, _)| m.to_string() == best), "{best}");
+        assert!(!uci.session.search.is_searching());
     }
 
     #[test]

@@ -1,35 +1,58 @@
-//! The background search both engine protocols (`qizero uci`, `qizero hub`) run on, so that the
-//! protocol loop stays free to answer `stop`, `isready` and `ping` while the engine thinks.
+//! The background search both protocol servers run on, so that the protocol loop stays free to
+//! answer `stop`, `isready` and `ping` while the engine thinks. Generic over the searcher
+//! ([`Think`]): the alpha-beta [`alphabeta::Searcher`] implements it here; an MCTS searcher that
+//! reports the same [`SearchInfo`] and returns the same [`SearchResult`] plugs in the same way.
 //!
-//! A [`SearchThread`] owns the [`Searcher`] (its transposition table and settings). While a
-//! search runs, the searcher lives on the worker thread and comes back when the search ends;
-//! the settings can only change while it is home. The worker calls back twice: after each
-//! completed depth (`on_info`), and once with the result (`on_done`), both from the worker
-//! thread, so the protocol's callbacks write their lines through an [`Output`] shared with the
-//! protocol loop.
+//! A [`SearchThread`] owns the searcher (its tables and settings). While a search runs, the
+//! searcher lives on the worker thread and comes back when the search ends; settings can only
+//! change while it is home ([`SearchThread::idle`]). The worker calls back twice: after each
+//! completed iteration (`on_info`), and once with the result (`on_done`), both from the worker
+//! thread, so the protocol's callbacks write their lines through an [`crate::Output`] shared
+//! with the protocol loop.
 //!
-//! Stopping has one subtlety: [`Searcher::search`] clears its stop flag when it starts, so a
-//! `stop` arriving before the worker got that far would be lost. [`SearchThread::stop`] therefore
-//! keeps raising the flag until the worker has finished, which also makes `stop` return only
-//! after the final report (`bestmove`, `done`) is written: the next command sees an idle engine.
+//! Stopping has one subtlety: a searcher clears its stop flag when it starts, so a `stop`
+//! arriving before the worker got that far would be lost. [`SearchThread::stop`] therefore keeps
+//! raising the flag until the worker has finished, which also makes `stop` return only after the
+//! final report (`bestmove`, `done`) is written: the next command sees an idle engine.
+//!
+//! The searcher travels to the worker through a shared slot rather than inside the thread's
+//! closure, so it survives a thread that cannot be started, and a search that panics (a bug,
+//! never input) is caught: the first legal move is reported instead, so a GUI waiting for a move
+//! still gets one.
 
 use alphabeta::{Limits, Score, SearchGame, SearchInfo, SearchResult, Searcher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Where protocol lines go: standard output in the binary, a buffer in tests. Called from the
-/// protocol loop and from the search thread; each call writes one whole line.
-pub type Output = Arc<dyn Fn(&str) + Send + Sync>;
+/// A searcher the background thread can run for game `G`.
+pub trait Think<G: game::Game>: Send + 'static {
+    /// A flag that stops the running search when set from another thread. The searcher may
+    /// clear it when a search starts (see the module docs).
+    fn stop_handle(&self) -> Arc<AtomicBool>;
 
-/// The table size a new engine starts with, in mebibytes (UCI `Hash`, Hub `hash`).
-pub const DEFAULT_HASH_MB: usize = 16;
-/// Largest accepted table size, in mebibytes.
-pub const MAX_HASH_MB: usize = 4096;
-/// Largest accepted number of search threads.
-pub const MAX_THREADS: usize = 64;
+    /// Searches `game` within `limits`, calling `info` after each completed iteration. Returns
+    /// a legal move whenever there is one, even when stopped at once.
+    fn think(&mut self, game: &G, limits: &Limits, info: &mut dyn FnMut(&SearchInfo<G::Move>))
+    -> SearchResult<G::Move>;
+}
+
+impl<G: SearchGame> Think<G> for Searcher {
+    fn stop_handle(&self) -> Arc<AtomicBool> {
+        Searcher::stop_handle(self)
+    }
+
+    fn think(
+        &mut self,
+        game: &G,
+        limits: &Limits,
+        info: &mut dyn FnMut(&SearchInfo<G::Move>),
+    ) -> SearchResult<G::Move> {
+        self.search(game, limits, |i| info(i))
+    }
+}
 
 /// The settings can only change while no search runs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,7 +84,7 @@ impl std::fmt::Display for StartError {
 
 /// A search running on the worker thread.
 struct Job {
-    handle: JoinHandle<Searcher>,
+    handle: JoinHandle<()>,
     /// The searcher's own stop flag.
     stop: Arc<AtomicBool>,
     /// Set by [`SearchThread::stop`]: ends the wait of an infinite search with no legal move.
@@ -74,33 +97,17 @@ struct Job {
 }
 
 /// The engine's searcher and, while it thinks, the thread it thinks on.
-pub struct SearchThread {
-    hash_mb: usize,
-    threads: usize,
-    /// The searcher while no search runs.
-    idle: Option<Searcher>,
+pub struct SearchThread<S> {
+    /// The searcher, home while no search runs; the worker takes it out and puts it back.
+    slot: Arc<Mutex<Option<S>>>,
     job: Option<Job>,
 }
 
-impl SearchThread {
-    /// An idle engine with a table of `hash_mb` mebibytes and `threads` search threads.
+impl<S: Send + 'static> SearchThread<S> {
+    /// An idle engine with `searcher`.
     #[must_use]
-    pub fn new(hash_mb: usize, threads: usize) -> SearchThread {
-        let mut searcher = Searcher::new(hash_mb);
-        searcher.set_threads(threads);
-        SearchThread { hash_mb, threads: threads.max(1), idle: Some(searcher), job: None }
-    }
-
-    /// The table size, in mebibytes.
-    #[must_use]
-    pub fn hash_mb(&self) -> usize {
-        self.hash_mb
-    }
-
-    /// The number of search threads.
-    #[must_use]
-    pub fn threads(&self) -> usize {
-        self.threads
+    pub fn new(searcher: S) -> SearchThread<S> {
+        SearchThread { slot: Arc::new(Mutex::new(Some(searcher))), job: None }
     }
 
     /// True while a search runs.
@@ -109,72 +116,50 @@ impl SearchThread {
         self.job.is_some()
     }
 
-    /// The idle searcher (after collecting a search that has ended by itself).
-    fn home(&mut self) -> Result<&mut Searcher, Busy> {
+    /// Runs `f` on the idle searcher (to read or change its settings), after collecting a search
+    /// that has ended by itself.
+    ///
+    /// # Errors
+    /// [`Busy`] while a search runs.
+    pub fn idle<R>(&mut self, f: impl FnOnce(&mut S) -> R) -> Result<R, Busy> {
         self.reap();
         if self.job.is_some() {
             return Err(Busy);
         }
-        let (hash_mb, threads) = (self.hash_mb, self.threads);
-        Ok(self.idle.get_or_insert_with(|| fresh(hash_mb, threads)))
-    }
-
-    /// Replaces the table with one of `hash_mb` mebibytes.
-    ///
-    /// # Errors
-    /// [`Busy`] while a search runs.
-    pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), Busy> {
-        self.home()?.set_hash(hash_mb);
-        self.hash_mb = hash_mb;
-        Ok(())
-    }
-
-    /// Sets the number of search threads.
-    ///
-    /// # Errors
-    /// [`Busy`] while a search runs.
-    pub fn set_threads(&mut self, threads: usize) -> Result<(), Busy> {
-        self.home()?.set_threads(threads);
-        self.threads = threads.max(1);
-        Ok(())
-    }
-
-    /// Clears the table (a new game).
-    ///
-    /// # Errors
-    /// [`Busy`] while a search runs.
-    pub fn clear(&mut self) -> Result<(), Busy> {
-        self.home()?.clear();
-        Ok(())
+        let mut slot = self.slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.as_mut().map(f).ok_or(Busy)
     }
 
     /// Starts searching `game` within `limits` on the worker thread. `on_info` is called after
-    /// each completed depth, `on_done` once at the end with the result, unless the search is
+    /// each completed iteration, `on_done` once at the end with the result, unless the search is
     /// [abandoned](SearchThread::abandon). An infinite search reports only after
     /// [`SearchThread::stop`], even when the side to move has no legal move.
     ///
-    /// Should the search itself panic (a bug, never input), the panic is caught and the first
-    /// legal move reported, so a GUI waiting for a move still gets one.
-    ///
     /// # Errors
     /// [`StartError::Busy`] if a search is already running, [`StartError::Thread`] if the
-    /// system refuses a thread.
-    pub fn start<G: SearchGame>(
+    /// system refuses a thread (the searcher stays home).
+    pub fn start<G>(
         &mut self,
         game: G,
         limits: Limits,
         mut on_info: impl FnMut(&SearchInfo<G::Move>) + Send + 'static,
         on_done: impl FnOnce(&G, SearchResult<G::Move>) + Send + 'static,
-    ) -> Result<(), StartError> {
-        self.home().map_err(|Busy| StartError::Busy)?;
-        let mut searcher = self.idle.take().unwrap_or_else(|| fresh(self.hash_mb, self.threads));
-        let stop = searcher.stop_handle();
+    ) -> Result<(), StartError>
+    where
+        G: game::Game + Send + 'static,
+        S: Think<G>,
+    {
+        let stop = self.idle(|s| s.stop_handle()).map_err(|Busy| StartError::Busy)?;
         let stop_requested = Arc::new(AtomicBool::new(false));
         let silent = Arc::new(AtomicBool::new(false));
         let over = Arc::new(AtomicBool::new(false));
         let (requested, quiet, ended) = (Arc::clone(&stop_requested), Arc::clone(&silent), Arc::clone(&over));
+        let slot = Arc::clone(&self.slot);
         let body = move || {
-            let searched = catch_unwind(AssertUnwindSafe(|| searcher.search(&game, &limits, |i| on_info(i))));
+            let taken = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let Some(mut searcher) = taken else { return };
+            let searched = catch_unwind(AssertUnwindSafe(|| searcher.think(&game, &limits, &mut on_info)));
+            *slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(searcher);
             let result = searched.unwrap_or_else(|_| fallback(&game));
             // An infinite search must not answer before `stop`; the searcher waits by itself
             // unless there was no legal move to search.
@@ -187,16 +172,14 @@ impl SearchThread {
             if !quiet.load(Ordering::SeqCst) {
                 on_done(&game, result);
             }
-            searcher
         };
-        // The main thread's stack size: the search recurses up to its maximum ply.
+        // The main thread's stack size: an alpha-beta search recurses up to its maximum ply.
         let spawned = std::thread::Builder::new().name("search".into()).stack_size(8 << 20).spawn(body);
         match spawned {
             Ok(handle) => {
                 self.job = Some(Job { handle, stop, stop_requested, silent, over });
                 Ok(())
             }
-            // The closure, searcher included, is gone: a fresh searcher is built on next use.
             Err(e) => Err(StartError::Thread(e.to_string())),
         }
     }
@@ -213,10 +196,9 @@ impl SearchThread {
     }
 
     /// Waits for the running search to end by itself (tests; never for an infinite search).
-    #[cfg(test)]
     pub fn wait(&mut self) {
         if let Some(job) = self.job.take() {
-            self.collect(job);
+            let _ = job.handle.join();
         }
     }
 
@@ -231,38 +213,35 @@ impl SearchThread {
             job.stop.store(true, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(1));
         }
-        self.collect(job);
+        let _ = job.handle.join();
     }
 
-    /// Takes back the searcher of a search that has ended by itself.
+    /// Collects a search that has ended by itself.
     fn reap(&mut self) {
         if self.job.as_ref().is_some_and(|j| j.over.load(Ordering::SeqCst) || j.handle.is_finished()) {
             if let Some(job) = self.job.take() {
-                self.collect(job);
+                let _ = job.handle.join();
             }
         }
     }
-
-    fn collect(&mut self, job: Job) {
-        // A worker that died lost its searcher; start again with the same settings.
-        self.idle = Some(job.handle.join().unwrap_or_else(|_| fresh(self.hash_mb, self.threads)));
-    }
 }
 
-impl Drop for SearchThread {
+impl<S> Drop for SearchThread<S> {
     fn drop(&mut self) {
-        self.abandon();
+        if let Some(job) = self.job.take() {
+            job.silent.store(true, Ordering::SeqCst);
+            job.stop_requested.store(true, Ordering::SeqCst);
+            while !job.handle.is_finished() {
+                job.stop.store(true, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let _ = job.handle.join();
+        }
     }
-}
-
-fn fresh(hash_mb: usize, threads: usize) -> Searcher {
-    let mut searcher = Searcher::new(hash_mb);
-    searcher.set_threads(threads);
-    searcher
 }
 
 /// What a search that panicked reports: the first legal move, if any.
-fn fallback<G: SearchGame>(game: &G) -> SearchResult<G::Move> {
+fn fallback<G: game::Game>(game: &G) -> SearchResult<G::Move> {
     let best = game.legal_moves().as_ref().first().copied();
     SearchResult { best, score: Score::Cp(0), raw_score: 0, depth: 0, nodes: 0, pv: best.into_iter().collect() }
 }
@@ -271,11 +250,14 @@ fn fallback<G: SearchGame>(game: &G) -> SearchResult<G::Move> {
 mod tests {
     use super::*;
     use std::sync::mpsc;
-    use std::time::Instant;
+
+    fn alphabeta() -> SearchThread<Searcher> {
+        SearchThread::new(Searcher::new(1))
+    }
 
     #[test]
     fn reports_each_depth_then_the_result() {
-        let mut engine = SearchThread::new(1, 1);
+        let mut engine = alphabeta();
         let (tx, rx) = mpsc::channel();
         let tx2 = tx.clone();
         let started = engine.start(
@@ -296,8 +278,8 @@ mod tests {
     }
 
     #[test]
-    fn settings_wait_for_the_search_and_stop_is_prompt() {
-        let mut engine = SearchThread::new(1, 1);
+    fn settings_wait_for_the_search_and_stop_reports_first() {
+        let mut engine = alphabeta();
         let (tx, rx) = mpsc::channel();
         let infinite = Limits { infinite: true, ..Limits::default() };
         let started = engine.start(
@@ -309,20 +291,18 @@ mod tests {
             },
         );
         assert!(started.is_ok());
-        assert_eq!(engine.set_hash(2), Err(Busy));
-        assert_eq!(engine.clear(), Err(Busy));
+        assert_eq!(engine.idle(|s| s.set_hash(2)), Err(Busy));
         assert!(engine.is_searching());
-        let t = Instant::now();
+        assert!(rx.try_recv().is_err(), "an infinite search waits for stop");
+        // `stop` returns only once the result is reported: no timing needed to check it.
         engine.stop();
-        assert!(t.elapsed() < Duration::from_secs(2));
         assert!(matches!(rx.try_recv(), Ok(Some(_))));
-        assert_eq!(engine.set_hash(2), Ok(()));
-        assert_eq!(engine.hash_mb(), 2);
+        assert_eq!(engine.idle(|s| s.set_hash(2)), Ok(()));
     }
 
     #[test]
     fn stop_right_after_start_is_not_lost() {
-        let mut engine = SearchThread::new(1, 1);
+        let mut engine = alphabeta();
         for _ in 0..20 {
             let infinite = Limits { infinite: true, ..Limits::default() };
             assert!(engine.start(xiangqi::Game::new(), infinite, |_| {}, |_, _| {}).is_ok());
@@ -334,7 +314,7 @@ mod tests {
     #[test]
     fn idle_as_soon_as_the_result_is_reported() {
         // A GUI sends the next `go` the moment it reads `bestmove`.
-        let mut engine = SearchThread::new(1, 1);
+        let mut engine = alphabeta();
         for _ in 0..50 {
             let (tx, rx) = mpsc::channel();
             let started = engine.start(
@@ -346,14 +326,14 @@ mod tests {
                 },
             );
             assert!(started.is_ok());
-            assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok());
+            assert!(rx.recv().is_ok());
             assert!(!engine.is_searching());
         }
     }
 
     #[test]
     fn abandoned_search_reports_nothing() {
-        let mut engine = SearchThread::new(1, 1);
+        let mut engine = alphabeta();
         let (tx, rx) = mpsc::channel::<()>();
         let infinite = Limits { infinite: true, ..Limits::default() };
         assert!(
@@ -372,28 +352,81 @@ mod tests {
         assert!(rx.try_recv().is_err());
     }
 
+    /// Alpha-beta that says when each of its searches has returned.
+    struct Telling(Searcher, mpsc::Sender<()>);
+
+    impl Think<xiangqi::Game> for Telling {
+        fn stop_handle(&self) -> Arc<AtomicBool> {
+            self.0.stop_handle()
+        }
+        fn think(
+            &mut self,
+            game: &xiangqi::Game,
+            limits: &Limits,
+            info: &mut dyn FnMut(&SearchInfo<xiangqi::Move>),
+        ) -> SearchResult<xiangqi::Move> {
+            let result = Think::<xiangqi::Game>::think(&mut self.0, game, limits, info);
+            let _ = self.1.send(());
+            result
+        }
+    }
+
     #[test]
     fn infinite_search_without_moves_waits_for_stop() {
         // Black is checkmated (two rooks; the flying king guards e9).
         let Ok(game) = xiangqi::Game::from_fen("3k5/3R5/3R5/9/9/9/9/9/9/4K4 b - - 0 1") else { panic!("mate FEN") };
-        let mut engine = SearchThread::new(1, 1);
+        let (returned_tx, returned) = mpsc::channel();
+        let mut engine = SearchThread::new(Telling(Searcher::new(1), returned_tx));
         let (tx, rx) = mpsc::channel();
         let infinite = Limits { infinite: true, ..Limits::default() };
-        assert!(
-            engine
-                .start(
-                    game,
-                    infinite,
-                    |_| {},
-                    move |_, r| {
-                        let _ = tx.send(r.best);
-                    }
-                )
-                .is_ok()
+        let started = engine.start(
+            game,
+            infinite,
+            |_| {},
+            move |_, r| {
+                let _ = tx.send(r.best);
+            },
         );
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(rx.try_recv().is_err());
+        assert!(started.is_ok());
+        // The search itself is over at once (nothing to search); the report waits for stop.
+        assert!(returned.recv().is_ok());
+        assert!(rx.try_recv().is_err(), "reported before stop");
         engine.stop();
         assert_eq!(rx.try_recv(), Ok(None));
+    }
+
+    /// A searcher that panics: the engine still answers with a legal move.
+    struct Broken(Arc<AtomicBool>);
+
+    impl Think<xiangqi::Game> for Broken {
+        fn stop_handle(&self) -> Arc<AtomicBool> {
+            Arc::clone(&self.0)
+        }
+        fn think(
+            &mut self,
+            _: &xiangqi::Game,
+            _: &Limits,
+            _: &mut dyn FnMut(&SearchInfo<xiangqi::Move>),
+        ) -> SearchResult<xiangqi::Move> {
+            panic!("a bug in the searcher")
+        }
+    }
+
+    #[test]
+    fn a_panicking_searcher_still_answers_and_stays_home() {
+        let mut engine = SearchThread::new(Broken(Arc::new(AtomicBool::new(false))));
+        let (tx, rx) = mpsc::channel();
+        let started = engine.start(
+            xiangqi::Game::new(),
+            Limits::depth(1),
+            |_| {},
+            move |_, r| {
+                let _ = tx.send(r.best);
+            },
+        );
+        assert!(started.is_ok());
+        engine.wait();
+        assert!(matches!(rx.try_recv(), Ok(Some(_))), "the first legal move");
+        assert_eq!(engine.idle(|_| ()), Ok(()), "the searcher came back");
     }
 }

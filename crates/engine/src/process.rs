@@ -1,12 +1,12 @@
 //! An external engine process talking lines of text over its standard input and output, with a
-//! deadline on every read: the common ground of the UCI and Hub agents.
+//! deadline on every read: the common ground of the UCI and Hub clients.
 //!
 //! A thread reads the engine's standard output into a channel, so waiting for a line can time
 //! out (a blocking read cannot); another keeps the last lines of its standard error, which go
 //! into the error when the engine dies. Dropping the process asks it to quit, waits a moment and
 //! kills it: a hung engine never outlives its agent.
 
-use crate::agent::AgentError;
+use crate::client::ClientError;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 const STDERR_LINES: usize = 8;
 
 /// A running engine.
-pub(crate) struct Process {
+pub struct Process {
     /// The name used in errors: the program, until the engine names itself.
-    pub(crate) name: String,
+    pub name: String,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -31,14 +31,14 @@ pub(crate) struct Process {
 
 impl Process {
     /// Starts `program` with `args`.
-    pub(crate) fn spawn(program: &str, args: &[String], quit: &'static str) -> Result<Process, AgentError> {
+    pub fn spawn(program: &str, args: &[String], quit: &'static str) -> Result<Process, ClientError> {
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|source| AgentError::Spawn { program: program.to_string(), source })?;
+            .map_err(|source| ClientError::Spawn { program: program.to_string(), source })?;
         let stdin = child.stdin.take();
         let (tx, lines) = channel();
         if let Some(stdout) = child.stdout.take() {
@@ -78,7 +78,7 @@ impl Process {
     }
 
     /// Sends one line.
-    pub(crate) fn send(&mut self, line: &str) -> Result<(), AgentError> {
+    pub fn send(&mut self, line: &str) -> Result<(), ClientError> {
         let result = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(format!("{line}\n").as_bytes()).and_then(|()| stdin.flush()),
             None => Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
@@ -87,23 +87,23 @@ impl Process {
             if source.kind() == std::io::ErrorKind::BrokenPipe {
                 self.crashed()
             } else {
-                AgentError::Io { engine: self.name.clone(), source }
+                ClientError::Io { engine: self.name.clone(), source }
             }
         })
     }
 
     /// The next line, waiting until `deadline` at most.
-    pub(crate) fn recv(
+    pub fn recv(
         &mut self,
         deadline: Instant,
         waiting_for: &'static str,
         started: Instant,
-    ) -> Result<String, AgentError> {
+    ) -> Result<String, ClientError> {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => {
-                Err(AgentError::Timeout { engine: self.name.clone(), waiting_for, after: started.elapsed() })
+                Err(ClientError::Timeout { engine: self.name.clone(), waiting_for, after: started.elapsed() })
             }
             Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
         }
@@ -111,12 +111,12 @@ impl Process {
 
     /// Reads lines until one whose first word is `word`, within `timeout`; returns that line.
     /// `each` sees every line before it (to collect `id` and `option` lines).
-    pub(crate) fn wait_for(
+    pub fn wait_for(
         &mut self,
         word: &'static str,
         timeout: Duration,
         mut each: impl FnMut(&str),
-    ) -> Result<String, AgentError> {
+    ) -> Result<String, ClientError> {
         let started = Instant::now();
         let deadline = started + timeout;
         loop {
@@ -129,7 +129,7 @@ impl Process {
     }
 
     /// The error for an engine that went away: exit status and the end of its standard error.
-    fn crashed(&mut self) -> AgentError {
+    fn crashed(&mut self) -> ClientError {
         // Its output closed; give it a moment to finish exiting so the status is known.
         let mut status = None;
         for _ in 0..50 {
@@ -154,7 +154,7 @@ impl Process {
                 detail.push_str(&lines.iter().cloned().collect::<Vec<_>>().join(" | "));
             }
         }
-        AgentError::Crashed { engine: self.name.clone(), detail }
+        ClientError::Crashed { engine: self.name.clone(), detail }
     }
 }
 
