@@ -8,9 +8,11 @@
 //! - [`Game`]: a position with its history, deciding the result by the rules (see [`rules`]
 //!   for exactly which rules and how they are counted). It implements
 //!   [`game::Game`], so search, MCTS, self-play and arena work on it unchanged.
+//! - [`attacks`]: the attack tables behind move generation, for evaluations and other tools:
+//!   what each piece kind reaches from a square given the occupancy.
 //! - [`perft`]: leaf counts for checking the generator.
 
-mod attacks;
+pub mod attacks;
 mod bitboard;
 pub mod chase;
 mod fen;
