@@ -15,7 +15,8 @@
 //! converted back on reading, so a mate found through a transposition keeps its true distance.
 //!
 //! Several threads (UCI `Threads`) search the same root independently and share the table
-//! ("lazy SMP"); the main thread's result is the answer. With one thread and a cleared table
+//! ("lazy SMP"); the main thread's result is the answer. [`Limits::searchmoves`] (UCI `go
+//! searchmoves`) restricts the root moves of every thread. With one thread and a cleared table
 //! the search is deterministic: `qizero bench alphabeta` relies on it.
 
 use crate::tt::{Bound, Entry, TranspositionTable};
@@ -50,6 +51,12 @@ pub struct Limits {
     pub moves_to_go: Option<u32>,
     /// Search until stopped.
     pub infinite: bool,
+    /// Search only these root moves (UCI `go searchmoves`), as [`SearchGame::move_id`]s of
+    /// moves of the root position; every thread honours it. Empty (the default): every legal
+    /// move. Ids naming no legal move are ignored, and a list naming no legal move at all counts
+    /// as empty: the search then still returns a move, as [`Searcher::search`] promises, rather
+    /// than none (a GUI's stale list should not make the engine resign or hang).
+    pub searchmoves: Vec<u32>,
 }
 
 impl Limits {
@@ -334,8 +341,9 @@ impl<'a, G: SearchGame> Worker<'a, G> {
 
     /// Iterative deepening; the main thread (`thread == 0`) reports and decides.
     fn iterate(&mut self, info: &mut dyn FnMut(&SearchInfo<G::Move>)) -> SearchResult<G::Move> {
-        let legal = self.game.legal_moves();
-        let first = legal.as_ref().first().copied();
+        let mut legal = self.game.legal_moves();
+        let allowed = root_moves::<G>(legal.as_mut(), &self.shared.limits.searchmoves);
+        let first = legal.as_ref()[..allowed].first().copied();
         let mut result =
             SearchResult { best: first, score: Score::Cp(0), raw_score: 0, depth: 0, nodes: 0, pv: Vec::new() };
         if first.is_none() {
@@ -521,7 +529,14 @@ impl<'a, G: SearchGame> Worker<'a, G> {
         }
 
         let mut list = self.game.legal_moves();
-        let moves = list.as_mut();
+        let mut moves = list.as_mut();
+        if ply == 0 {
+            // The root's table entry then holds the restricted search's result; as in Stockfish,
+            // a later search of this position may read it (the root cannot recur within this
+            // search: a repetition is judged by the history rules before the table is probed).
+            let allowed = root_moves::<G>(moves, &self.shared.limits.searchmoves);
+            moves = &mut moves[..allowed];
+        }
         if moves.is_empty() {
             // No legal move loses, in both games (xiangqi stalemate included).
             return -MATE + ply as i32;
@@ -682,6 +697,23 @@ impl<'a, G: SearchGame> Worker<'a, G> {
         self.keys[ply] = keys;
         best
     }
+}
+
+/// Moves the root moves that `searchmoves` names ([`Limits::searchmoves`]) to the front of
+/// `moves`, keeping their order, and returns how many there are. Leaves `moves` untouched and
+/// returns its length when the list is empty or names none of them.
+fn root_moves<G: SearchGame>(moves: &mut [G::Move], searchmoves: &[u32]) -> usize {
+    if searchmoves.is_empty() {
+        return moves.len();
+    }
+    let mut kept = 0;
+    for i in 0..moves.len() {
+        if searchmoves.contains(&G::move_id(&moves[i])) {
+            moves.swap(kept, i);
+            kept += 1;
+        }
+    }
+    if kept == 0 { moves.len() } else { kept }
 }
 
 /// Moves the best-keyed of `moves[i..]` to position `i` (selection, one step at a time: a

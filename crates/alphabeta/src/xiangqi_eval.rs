@@ -4,7 +4,7 @@
 //!
 //! The evaluation is a hand-written classical one, built to be computed from scratch at every
 //! node in well under a microsecond (no allocation, one pass over each side's pieces by kind,
-//! table lookups and a few short ray scans). Every term is scored twice, for the middlegame and
+//! table lookups, among them the rules crate's attack tables, [`xiangqi::attacks`]). Every term is scored twice, for the middlegame and
 //! for the endgame, and the two are blended by the [`phase`] (how much attacking material is
 //! left), so that for example the king's shelter matters while rooks are on the board and the
 //! soldiers' advance matters more once they are gone. The terms, each documented where it is
@@ -28,7 +28,7 @@
 
 use crate::SearchGame;
 use game::Outcome;
-use xiangqi::{Bitboard, Color, Game, Kind, Move, MoveList, Position, Square};
+use xiangqi::{Bitboard, Color, Game, Kind, Move, MoveList, Position, Square, attacks};
 
 /// A score split into its middlegame and endgame halves.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -397,106 +397,6 @@ const FILE_A: u128 = {
     m
 };
 
-/// What a cannon on a square reaches, from [`cannon_scan`].
-#[derive(Debug, PartialEq, Eq)]
-struct CannonReach {
-    /// Empty squares it can move to.
-    quiet: u32,
-    /// Squares it attacks: beyond its screen, up to and including the next piece.
-    attacks: u128,
-}
-
-/// The squares from each square to the board's edge, per direction: north (+rank), east
-/// (+file), south, west. North and east run towards higher square indices.
-static RAYS: [[u128; 4]; 90] = rays();
-
-const fn rays() -> [[u128; 4]; 90] {
-    let mut out = [[0u128; 4]; 90];
-    let dirs: [(i32, i32); 4] = [(0, 1), (1, 0), (0, -1), (-1, 0)];
-    let mut sq = 0;
-    while sq < 90 {
-        let mut d = 0;
-        while d < 4 {
-            let (mut f, mut r) = ((sq % 9) as i32 + dirs[d].0, (sq / 9) as i32 + dirs[d].1);
-            while f >= 0 && f < 9 && r >= 0 && r < 10 {
-                out[sq][d] |= 1u128 << (r * 9 + f);
-                f += dirs[d].0;
-                r += dirs[d].1;
-            }
-            d += 1;
-        }
-        sq += 1;
-    }
-    out
-}
-
-/// Bits strictly below square index `i`.
-#[inline]
-const fn below(i: u32) -> u128 {
-    (1u128 << i) - 1
-}
-
-/// Length of each ray of [`RAYS`].
-static RAY_LEN: [[u32; 4]; 90] = ray_lengths();
-
-const fn ray_lengths() -> [[u32; 4]; 90] {
-    let mut out = [[0u32; 4]; 90];
-    let mut sq = 0;
-    while sq < 90 {
-        let (f, r) = ((sq % 9) as u32, (sq / 9) as u32);
-        out[sq] = [9 - r, 8 - f, r, f];
-        sq += 1;
-    }
-    out
-}
-
-/// One ray of a cannon that runs towards higher square indices (north, east; `step` 9 or 1):
-/// adds its moves and controlled squares to `reach`. The nearest piece is the lowest bit.
-#[inline]
-fn cannon_ray_up(occ: u128, ray: u128, len: u32, from: u32, step: u32, reach: &mut CannonReach) {
-    let blockers = occ & ray;
-    if blockers == 0 {
-        reach.quiet += len;
-        return;
-    }
-    let screen = blockers.trailing_zeros();
-    reach.quiet += (screen - from) / step - 1;
-    let beyond = ray & !below(screen + 1);
-    let rest = blockers & beyond;
-    reach.attacks |= if rest == 0 { beyond } else { beyond & below(rest.trailing_zeros() + 1) };
-}
-
-/// As [`cannon_ray_up`] for the rays towards lower indices (south, west): the nearest piece is
-/// the highest bit.
-#[inline]
-fn cannon_ray_down(occ: u128, ray: u128, len: u32, from: u32, step: u32, reach: &mut CannonReach) {
-    let blockers = occ & ray;
-    if blockers == 0 {
-        reach.quiet += len;
-        return;
-    }
-    let screen = 127 - blockers.leading_zeros();
-    reach.quiet += (from - screen) / step - 1;
-    let beyond = ray & below(screen);
-    let rest = blockers & beyond;
-    reach.attacks |= if rest == 0 { beyond } else { beyond & !below(127 - rest.leading_zeros()) };
-}
-
-/// The four lines from a cannon on `sq`: the empty squares before the first piece (the screen)
-/// are its moves, the squares after the screen up to and including the next piece are the
-/// squares it controls. Bit scans and arithmetic, no loop over squares and no population count
-/// (which is slow on CPUs the build does not assume to have one).
-#[inline]
-fn cannon_scan(occ: u128, sq: Square) -> CannonReach {
-    let (rays, lens, from) = (&RAYS[sq.index()], &RAY_LEN[sq.index()], sq.index() as u32);
-    let mut reach = CannonReach { quiet: 0, attacks: 0 };
-    cannon_ray_up(occ, rays[0], lens[0], from, 9, &mut reach);
-    cannon_ray_up(occ, rays[1], lens[1], from, 1, &mut reach);
-    cannon_ray_down(occ, rays[2], lens[2], from, 9, &mut reach);
-    cannon_ray_down(occ, rays[3], lens[3], from, 1, &mut reach);
-    reach
-}
-
 /// Number of squares of `palace_of`'s palace in `att`. The palace's nine squares lie within 21
 /// consecutive bits, so a 32-bit count does.
 #[inline]
@@ -505,23 +405,10 @@ fn palace_hits(att: u128, palace_of: Color) -> i32 {
     (((att & PALACE[palace_of.index()]) >> shift) as u32).count_ones() as i32
 }
 
-/// Number of pieces strictly between two squares on one file or rank (`a` != `b`).
+/// Number of pieces strictly between two squares on one file or rank.
 #[inline]
 fn pieces_between(occ: u128, a: Square, b: Square) -> u32 {
-    let (fa, ra, fb, rb) = (a.file(), a.rank(), b.file(), b.rank());
-    let mut n = 0;
-    if fa == fb {
-        let (lo, hi) = (ra.min(rb), ra.max(rb));
-        for r in lo + 1..hi {
-            n += (occ >> (r * 9 + fa) & 1) as u32;
-        }
-    } else {
-        let (lo, hi) = (fa.min(fb), fa.max(fb));
-        for f in lo + 1..hi {
-            n += (occ >> (ra * 9 + f) & 1) as u32;
-        }
-    }
-    n
+    (attacks::between(a, b) & occ).count_ones()
 }
 
 /// What one side's pass over its pieces gathers for the terms that need both sides.
@@ -566,7 +453,7 @@ fn add_attack(info: &mut SideInfo, weight: i32, hits: i32) {
 #[inline]
 fn side_terms(pos: &Position, us: Color, info: &mut SideInfo) -> S {
     let them = !us;
-    let occ = pos.occupied().0;
+    let (occ, occ_t) = (pos.occupied().0, pos.occupied_rotated());
     let not_own = !pos.pieces_of(us).0;
     let psq = &PSQ[us.index()];
     let mut score = psq[Kind::King.index()][pos.king(us).index()];
@@ -597,9 +484,11 @@ fn side_terms(pos: &Position, us: Color, info: &mut SideInfo) -> S {
     for sq in pos.pieces(us, Kind::Cannon) {
         score += psq[Kind::Cannon.index()][sq.index()];
         info.count[Kind::Cannon.index()] += 1;
-        let reach = cannon_scan(occ, sq);
-        score += CANNON_MOBILITY * (reach.quiet as i32 - CANNON_MOBILITY_BASE);
-        add_attack(info, ATTACK_WEIGHT_CANNON, palace_hits(reach.attacks, them));
+        // Moves: the empty squares before the screen. Attacks: the squares beyond it up to and
+        // including the next piece, where an enemy piece can be taken or cannot step.
+        let quiet = attacks::rook(sq, occ, occ_t) & !occ;
+        score += CANNON_MOBILITY * (quiet.count_ones() as i32 - CANNON_MOBILITY_BASE);
+        add_attack(info, ATTACK_WEIGHT_CANNON, palace_hits(attacks::cannon_control(sq, occ, occ_t), them));
     }
     let soldiers = pos.pieces(us, Kind::Soldier);
     for sq in soldiers {
@@ -643,15 +532,18 @@ fn king_shelter(pos: &Position, us: Color, ours: &SideInfo, theirs: &SideInfo) -
     score -= (MISSING_ELEPHANT_VS_CANNON * n_cannons + MISSING_ELEPHANT_VS_ROOK * n_rooks) * missing_elephants;
 
     if n_rooks > 0 {
-        // The king's file ahead of the king, up to the far edge.
-        let ahead = RAYS[ksq.index()][if us == Color::Red { 0 } else { 2 }];
+        // The king's file ahead of the king, up to the far edge (Red looks towards higher
+        // square indices, Black towards lower ones).
+        let file = attacks::line(ksq) & FILE_A << ksq.file();
+        let below = (1u128 << ksq.index()) - 1;
+        let ahead = if us == Color::Red { file & !below } else { file & below };
         if ahead & pos.pieces_of(us).0 == 0 {
             score -= OPEN_KING_FILE * n_rooks;
         }
     }
 
     // Cannons and rooks on the king's lines (rare: checked square by square).
-    let lines = RAYS[ksq.index()].iter().fold(0, |acc, r| acc | r);
+    let lines = attacks::line(ksq);
     let occ = pos.occupied().0;
     for c in Bitboard(pos.pieces(them, Kind::Cannon).0 & lines) {
         match pieces_between(occ, c, ksq) {
@@ -817,53 +709,6 @@ mod tests {
             })
             .collect();
         format!("{} {}", rows.join("/"), if side == "w" { "b" } else { "w" })
-    }
-
-    /// The cannon scan, square by square: the reference for the bit-scan version.
-    fn cannon_scan_slow(occ: u128, sq: Square) -> CannonReach {
-        let (file, rank) = (sq.file() as i32, sq.rank() as i32);
-        let mut reach = CannonReach { quiet: 0, attacks: 0 };
-        for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-            let (mut f, mut r) = (file + df, rank + dr);
-            let mut screened = false;
-            while (0..9).contains(&f) && (0..10).contains(&r) {
-                let bit = 1u128 << (r * 9 + f);
-                if !screened {
-                    if occ & bit == 0 {
-                        reach.quiet += 1;
-                    } else {
-                        screened = true;
-                    }
-                } else {
-                    reach.attacks |= bit;
-                    if occ & bit != 0 {
-                        break;
-                    }
-                }
-                f += df;
-                r += dr;
-            }
-        }
-        reach
-    }
-
-    #[test]
-    fn cannon_scan_matches_the_slow_scan() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..2000 {
-            // xorshift: a sparse random occupancy.
-            let mut occ = 0u128;
-            for _ in 0..3 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                occ |= u128::from(x) << (x % 40);
-            }
-            occ &= occ >> 3 & ((1u128 << 90) - 1);
-            for sq in Square::all() {
-                assert_eq!(cannon_scan(occ, sq), cannon_scan_slow(occ, sq), "{sq} {occ:x}");
-            }
-        }
     }
 
     #[test]

@@ -31,8 +31,12 @@ fn search_is_deterministic() {
 
 #[test]
 fn draughts_shot() {
-    // White to move: 32-28 forces 23x32, then 37x28x... a simple two-for-one is found at depth 4.
-    let game = draughts::Game::new();
+    // "mg-02" of data/tactics/draughts.txt: 26-21 gives a man (17x37), then 48-42 a second
+    // (37x48 to a king), then 30-25 a third (48x30), and 35x4 takes back more than was given.
+    // A quiet start the search must see through: at depth 3 or less it plays 34-29.
+    let game = draughts::Game::from_fen("W:W26,27,30,31,34,35,46,48,49:B2,3,5,9,11,12,17,19,20").expect("fen");
     let r = Searcher::new(8).search(&game, &Limits::depth(6), |_| {});
-    assert!(r.best.is_some());
+    let best = r.best.map(|m| draughts::notation::to_pdn(game.position(), &m));
+    assert_eq!(best.as_deref(), Some("26-21"), "score {}", r.score);
+    assert!(matches!(r.score, Score::Cp(cp) if cp > 100), "26-21 wins at least a man: {}", r.score);
 }

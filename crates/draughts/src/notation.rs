@@ -2,8 +2,8 @@
 //! Scan's protocol (version 2), read and written.
 //!
 //! The search and the network only see [`Move`]; text is for people, game files and other
-//! engines. Writing takes a move that is legal in the position and never fails. Reading is
-//! lenient about *form* (surrounding whitespace, spaces around separators, `X` for `x`, a
+//! engines. Writing takes a move that is legal in the position and never fails. Reading (but
+//! for [`parse_move_strict`], for machine-written text) is lenient about *form* (surrounding whitespace, spaces around separators, `X` for `x`, a
 //! leading zero) and strict about *substance*: a text that fits no legal move, or several, is a
 //! [`NotationError`] carrying the rejected text, never a guess and never a panic, whatever bytes
 //! it is given. A square is one or two ASCII digits naming 1..=50.
@@ -40,6 +40,9 @@
 //! Scan's Hub protocol writes a move so that it needs no position: `32-28`, and for a capture the
 //! origin, the destination, then every captured square: `28x19x23`. We write the captured squares
 //! in ascending order (as `Move`'s `Display` does) and read them in any order, each once.
+//!
+//! [`parse_move_strict`] reads only what `Move`'s `Display` writes, byte for byte, for text a
+//! program wrote (stored games): the one reader here that is not lenient about form.
 //!
 //! # Either ([`parse_move`])
 //!
@@ -116,6 +119,8 @@ impl std::error::Error for NotationError {}
 const PDN_EXPECTED: &str =
     "PDN like 32-28 or 19x30, squares 1-50, a capture optionally with landing squares: 15x4x22x15";
 const HUB_EXPECTED: &str = "Hub like 32-28 or 28x19x23: origin, destination, then each captured square once";
+const STRICT_EXPECTED: &str =
+    "Hub exactly as qizero writes it, like 32-28 or 28x19x23 (captured squares ascending, no spaces)";
 const MOVE_EXPECTED: &str = "a PDN or Hub move like 32-28, 19x30 or 28x19x23, squares 1-50";
 
 /// Most squares a move text can hold: origin, destination and twenty captured pieces (Hub).
@@ -378,6 +383,24 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
             unique(text, fits)
         }
     }
+}
+
+/// Reads a move exactly as `Move`'s `Display` (and so [`game::Game::move_to_string`]) writes
+/// it, the Hub form with captured squares in ascending order (`32-28`, `28x19x23`), and
+/// returns the legal move it names. Nothing else: no whitespace, no `X`, no leading zeros, no
+/// other order of the captured squares, no PDN capture. For text a program wrote (stored
+/// games), where any other form means corrupt data, not a person's habit.
+///
+/// # Errors
+/// [`NotationError::Syntax`] if the text is not in that exact form, [`NotationError::Illegal`]
+/// if no legal move has that text, [`NotationError::Ambiguous`] if several do.
+pub fn parse_move_strict(pos: &Position, text: &str) -> Result<Move, NotationError> {
+    let mv = parse_hub(pos, text).map_err(|e| match e {
+        NotationError::Syntax { .. } => syntax(text, STRICT_EXPECTED),
+        other => other,
+    })?;
+    // `parse_hub` is lenient about form: the move it found must write back as the same text.
+    if mv.to_string() == text { Ok(mv) } else { Err(syntax(text, STRICT_EXPECTED)) }
 }
 
 #[cfg(test)]

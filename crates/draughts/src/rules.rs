@@ -377,6 +377,10 @@ impl game::Game for Game {
     fn parse_move(&self, text: &str) -> Result<Move, GameError> {
         Ok(notation::parse_move(&self.pos, text)?)
     }
+
+    fn parse_move_strict(&self, text: &str) -> Result<Move, GameError> {
+        Ok(notation::parse_move_strict(&self.pos, text)?)
+    }
 }
 
 #[cfg(test)]
@@ -740,5 +744,70 @@ mod tests {
         assert_eq!(g.play_text("32x23"), Ok(take));
         assert!(g.play_text("1-6").is_err());
         assert_eq!(g.ply(), 1);
+    }
+
+    /// Checks that every legal move of `g` reads back from `move_to_string` with the strict
+    /// parser, then plays one of them; `plies` times, or until the game ends.
+    fn strict_round_trip_along(mut g: Game, plies: usize) {
+        for ply in 0..plies {
+            let legal = g.legal_moves();
+            if legal.is_empty() || g.outcome().is_some() {
+                return;
+            }
+            for mv in &legal {
+                let text = game::Game::move_to_string(&g, *mv);
+                let read = game::Game::parse_move_strict(&g, &text);
+                assert_eq!(read.ok(), Some(*mv), "{text} in {}", g.position().fen());
+            }
+            g.play(legal[(ply * 7 + 3) % legal.len()]);
+        }
+    }
+
+    #[test]
+    fn strict_parse_reads_back_every_legal_move() {
+        let fens = [
+            crate::START_FEN,
+            // Two four-piece captures share origin and destination (the notation docs' example).
+            "W:W20:B11,12,13,14,23,24",
+            "B:W6,9-11,20-23,30,K31,33,37,41-44,46:BK17,K24",
+            "W:W27,28,32,33,34,35,37,38,39,40,42,43,44,45,47,48:B3,6,7,8,9,11,12,13,14,15,16,17,18,19,20,23",
+            "W:WK10,28,33:BK46,19",
+        ];
+        for fen in fens {
+            strict_round_trip_along(game(fen), 40);
+        }
+    }
+
+    #[test]
+    fn strict_parse_takes_only_what_move_to_string_writes() {
+        let strict_rejects = |g: &Game, text: &str| {
+            assert!(game::Game::parse_move_strict(g, text).is_err(), "{text:?}");
+        };
+        // Other spellings of a quiet move, all of which the lenient reader takes.
+        let g = game("W:W6:B45");
+        let six_one = game::Game::parse_move_strict(&g, "6-1").expect("6-1");
+        for text in ["06-01", " 6-1", "6 - 1"] {
+            assert_eq!(game::Game::parse_move(&g, text).ok(), Some(six_one), "{text:?}");
+            strict_rejects(&g, text);
+        }
+        // Captures: the PDN form, the captured squares out of order, `X` for `x`.
+        let g = game("W:W20:B11,12,13,14,23,24");
+        for mv in &g.legal_moves() {
+            let hub = mv.to_string();
+            let captured: Vec<String> = mv.captured().map(|s| s.to_string()).collect();
+            let reversed: Vec<String> = captured.iter().rev().cloned().collect();
+            let reversed = format!("{}x{}x{}", mv.from(), mv.to(), reversed.join("x"));
+            let pdn = notation::to_pdn(g.position(), mv);
+            let mut others = vec![pdn, hub.replace('x', "X"), format!("{hub} ")];
+            if captured.len() > 1 {
+                others.push(reversed);
+            }
+            for text in others {
+                assert_eq!(game::Game::parse_move(&g, &text).ok(), Some(*mv), "{text:?}");
+                strict_rejects(&g, &text);
+            }
+        }
+        // Well formed but not legal here.
+        assert!(game::Game::parse_move_strict(&g, "20-15").is_err());
     }
 }

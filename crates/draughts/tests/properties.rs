@@ -74,6 +74,7 @@ proptest! {
         let _ = notation::parse_pdn(&pos, &text);
         let _ = notation::parse_hub(&pos, &text);
         let _ = notation::parse_move(&pos, &text);
+        let _ = notation::parse_move_strict(&pos, &text);
     }
 
     #[test]
@@ -81,6 +82,10 @@ proptest! {
         let pos = random_walk(seed, plies, |_, _| {});
         if let Ok(mv) = notation::parse_move(&pos, &text) {
             prop_assert!(pos.is_legal(&mv));
+        }
+        if let Ok(mv) = notation::parse_move_strict(&pos, &text) {
+            prop_assert!(pos.is_legal(&mv));
+            prop_assert_eq!(mv.to_string(), text);
         }
     }
 }

@@ -158,14 +158,16 @@ impl fmt::Display for Outcome {
 ///
 /// Implementations keep the raw position (move generation) apart from the history-aware game
 /// layer (repetition, move-count rules); this trait is the game layer. All methods that take a
-/// move require it to be legal in the current position, except [`Game::parse_move`], which is
-/// the checked entry point for moves from outside.
+/// move require it to be legal in the current position, except the two checked entry points for
+/// moves from outside: [`Game::parse_move`] for text typed by people or other programs, and
+/// [`Game::parse_move_strict`] for text this program wrote itself (stored games).
 pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// A move. Small and `Copy`: search stores many of them.
     type Move: Copy + Eq + Hash + fmt::Debug + Send + Sync + 'static;
     /// A fixed-capacity list of moves; building one does not allocate.
     type MoveList: AsRef<[Self::Move]> + AsMut<[Self::Move]> + Default;
-    /// The error for bad input to [`Game::from_fen`] and [`Game::parse_move`].
+    /// The error for bad input to [`Game::from_fen`], [`Game::parse_move`] and
+    /// [`Game::parse_move_strict`].
     type Error: std::error::Error + Send + Sync + 'static;
 
     /// A short lowercase name: "xiangqi" or "draughts".
@@ -216,6 +218,16 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// # Errors
     /// A typed error saying why the text is not a legal move in this position.
     fn parse_move(&self, text: &str) -> Result<Self::Move, Self::Error>;
+
+    /// Reads a move written exactly as [`Game::move_to_string`] writes it and checks it is legal
+    /// here. Nothing else is accepted: no other notation, no surrounding whitespace, no other
+    /// spelling of the same move. This is the reader for machine-written text such as stored
+    /// games, where any other form means the data is not what it claims to be; for every legal
+    /// `mv`, `parse_move_strict(&move_to_string(mv))` is `Ok(mv)`.
+    ///
+    /// # Errors
+    /// A typed error if the text is not `move_to_string` of a legal move in this position.
+    fn parse_move_strict(&self, text: &str) -> Result<Self::Move, Self::Error>;
 }
 
 #[cfg(test)]

@@ -209,7 +209,7 @@ pub struct GameRecord {
     pub start_fen: String,
     /// Every move played, oldest first, in the game's notation ([`game::Game::move_to_string`];
     /// UCI coordinates for xiangqi, Hub for draughts), read back with
-    /// [`game::Game::parse_move`].
+    /// [`game::Game::parse_move_strict`], which takes that form only.
     pub moves: Vec<String>,
     /// How the game ended.
     pub result: GameResult,

@@ -7,6 +7,10 @@
 //! sample plies must increase and stay within the game, every pi move must be legal at its
 //! ply, and shares and values must be finite and in range. A failure is a
 //! [`ShardError::Decode`] naming the file, the game id and the ply.
+//!
+//! Moves (played and in pi) are read with [`Game::parse_move_strict`]: a shard holds only what
+//! [`Game::move_to_string`] wrote, so a move in any other form (xiangqi WXF or Chinese, draughts
+//! PDN, stray whitespace) is a corrupt shard, not a notation to be guessed at.
 
 use crate::{GameRecord, Sample, ShardError};
 use game::Game;
@@ -71,7 +75,7 @@ impl GameRecord {
                 }
             }
             let Some(text) = self.moves.get(ply) else { break };
-            let mv = game.parse_move(text).map_err(|e| {
+            let mv = game.parse_move_strict(text).map_err(|e| {
                 ShardError::decode(path, format!("game {id}, ply {ply}: move '{text}' is not legal: {e}"))
             })?;
             game.play(mv);
@@ -119,7 +123,7 @@ fn decode_pi<G: Game>(game: &G, sample: &Sample, out: &mut Vec<(G::Move, f32)>) 
         if !(share.is_finite() && *share >= 0.0) {
             return Err(format!("pi share {share} of move '{text}' is not a finite non-negative number"));
         }
-        let mv = game.parse_move(text).map_err(|e| format!("pi move '{text}' is not legal: {e}"))?;
+        let mv = game.parse_move_strict(text).map_err(|e| format!("pi move '{text}' is not legal: {e}"))?;
         out.push((mv, *share));
     }
     Ok(())

@@ -214,6 +214,60 @@ fn bad_records_are_decode_errors_naming_file_game_and_ply() {
     assert!(err.to_string().contains("bad start FEN"), "{err}");
 }
 
+/// The game of `record` after its first `ply` moves.
+fn replay_to<G: Game>(record: &GameRecord, ply: usize) -> G {
+    let mut game = G::from_fen(&record.start_fen).expect("start FEN");
+    for text in &record.moves[..ply] {
+        let mv = game.parse_move_strict(text).expect("stored move");
+        game.play(mv);
+    }
+    game
+}
+
+#[test]
+fn stored_moves_in_another_notation_are_refused() {
+    let path = Path::new("runs/x/shards/other.shard");
+    let mut rng = StdRng::seed_from_u64(12);
+    let (record, _) = random_game(xiangqi::Game::new(), 78, 30, &mut rng);
+    let ply = 10;
+    let game = replay_to::<xiangqi::Game>(&record, ply);
+    let mv = game.parse_move_strict(&record.moves[ply]).expect("stored move");
+    let pos = game.position();
+    for text in [xiangqi::notation::to_wxf(pos, mv), xiangqi::notation::to_chinese(pos, mv)] {
+        assert_eq!(game.parse_move(&text).ok(), Some(mv), "the lenient reader takes {text}");
+        let mut bad = record.clone();
+        bad.moves[ply] = text.clone();
+        let err = bad.replay::<xiangqi::Game>(path).expect_err("a move in another notation");
+        let msg = err.to_string();
+        assert!(matches!(err, ShardError::Decode { .. }), "{msg}");
+        assert!(msg.starts_with("runs/x/shards/other.shard: "), "{msg}");
+        assert!(msg.contains(&format!("game 78, ply {ply}: move '{text}'")), "{msg}");
+    }
+
+    // A pi move in WXF is refused the same way.
+    let sample = &record.samples[0];
+    let game = replay_to::<xiangqi::Game>(&record, sample.ply as usize);
+    let pi_move = game.parse_move_strict(&sample.pi[0].0).expect("stored pi move");
+    let wxf = xiangqi::notation::to_wxf(game.position(), pi_move);
+    let mut bad = record.clone();
+    bad.samples[0].pi[0].0 = wxf.clone();
+    let err = bad.replay::<xiangqi::Game>(path).expect_err("a pi move in WXF");
+    assert!(err.to_string().contains(&format!("ply {}: pi move '{wxf}'", sample.ply)), "{err}");
+
+    // A draughts capture in PDN rather than Hub.
+    let (record, _) = random_game(draughts::Game::new(), 79, 200, &mut rng);
+    let ply = record.moves.iter().position(|m| m.contains('x')).expect("a capture within 200 plies");
+    let game = replay_to::<draughts::Game>(&record, ply);
+    let mv = game.parse_move_strict(&record.moves[ply]).expect("stored move");
+    let pdn = draughts::notation::to_pdn(game.position(), &mv);
+    assert_ne!(pdn, record.moves[ply]);
+    assert_eq!(game.parse_move(&pdn).ok(), Some(mv), "the lenient reader takes {pdn}");
+    let mut bad = record.clone();
+    bad.moves[ply] = pdn.clone();
+    let err = bad.replay::<draughts::Game>(path).expect_err("a move in PDN");
+    assert!(err.to_string().contains(&format!("game 79, ply {ply}: move '{pdn}'")), "{err}");
+}
+
 #[test]
 fn concurrent_writers_never_collide() {
     let dir = tempfile::tempdir().expect("temp dir");

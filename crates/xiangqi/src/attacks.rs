@@ -1,14 +1,35 @@
-//! Attack tables, all computed at compile time.
+//! Attack tables for every piece kind, all computed at compile time: what each piece reaches
+//! from a square given the occupancy, and which squares attack a square.
+//!
+//! # Sets of squares
+//!
+//! Every set here is a rank-major `u128`, the layout of [`Bitboard`]: square (file, rank) is
+//! bit `rank * 9 + file`, so `Bitboard(mask)` wraps a result and
+//! [`Position::occupied`](crate::Position::occupied) supplies an occupancy. Results never hold
+//! bits 90 and above, and those bits of an occupancy are ignored.
+//!
+//! The slider lookups ([`rook`], [`cannon_captures`], [`cannon_control`]) also take the same
+//! occupancy in *file-major* ("rotated") order, `occ_t`, where square (file, rank) is bit
+//! `file * 10 + rank` ([`rotated_index`]): [`Position::occupied_rotated`] keeps it up to date
+//! as moves are made, and [`rotate`] computes it for any set. If `occ_t` is not the rotation of
+//! `occ`, the result is some set of squares on the slider's lines, but not a meaningful one.
+//!
+//! No function here panics: a [`Square`] is always on the board, and every `u128` is accepted.
+//!
+//! # How the lookups work
 //!
 //! Sliders (rook, cannon) are looked up per line: the 9-bit occupancy of the slider's rank
 //! indexes a per-file table, and the 10-bit occupancy of its file (read from the file-major
-//! occupancy mask, where square (f, r) is bit `f * 10 + r`) indexes a per-rank table. A file
-//! result is a 10-bit rank mask, spread back onto the board by [`FILE_SPREAD`]. Each lookup is
-//! a shift, a mask and a load; no loops run while generating moves.
+//! occupancy mask) indexes a per-rank table. A file result is a 10-bit rank mask, spread back
+//! onto the board by `FILE_SPREAD`. Each lookup is a shift, a mask and a load; no loops run
+//! while generating moves.
 //!
 //! Leapers with blockers (horse, elephant) keep, per square and direction, the blocking
 //! square and the targets it guards, so a lookup is four tests.
+//!
+//! [`Position::occupied_rotated`]: crate::Position::occupied_rotated
 
+use crate::bitboard::{BOARD_MASK, Bitboard};
 use crate::types::{Color, FILES, RANKS, SQUARES, Square};
 
 /// Bit of square `(file, rank)` in a rank-major mask.
@@ -20,19 +41,29 @@ const fn on_board(file: i32, rank: i32) -> bool {
     file >= 0 && file < FILES as i32 && rank >= 0 && rank < RANKS as i32
 }
 
-/// Index of square `(file, rank)` in the file-major occupancy mask.
+/// The bit of `sq` in the file-major ("rotated") occupancy: `file * 10 + rank`, 0..90.
 #[inline]
 #[must_use]
 pub const fn rotated_index(sq: Square) -> usize {
     sq.file() * RANKS + sq.rank()
 }
 
-/// For a slider at `pos` on a line of `len` squares with occupancy `occ`: the squares it
-/// reaches (empty ones and the first piece in each direction) and the squares a cannon captures
-/// on (the first piece beyond the first piece).
-const fn line_attacks(pos: i32, occ: u32, len: i32) -> (u16, u16) {
-    let mut rook = 0u16;
-    let mut cannon = 0u16;
+/// The file-major ("rotated") form of the rank-major set `occ`: what the slider lookups take as
+/// `occ_t`. A loop over the set's squares, for sets built by hand; a [`Position`] keeps its own
+/// up to date ([`Position::occupied_rotated`]).
+///
+/// [`Position`]: crate::Position
+/// [`Position::occupied_rotated`]: crate::Position::occupied_rotated
+#[must_use]
+pub fn rotate(occ: u128) -> u128 {
+    Bitboard(occ & BOARD_MASK).fold(0, |acc, sq| acc | 1u128 << rotated_index(sq))
+}
+
+/// What a slider standing on one square of a line reaches along it, each a mask of the line:
+/// `(rook, cannon captures, cannon control)` as [`rook`], [`cannon_captures`] and
+/// [`cannon_control`] define them.
+const fn line_attacks(pos: i32, occ: u32, len: i32) -> (u16, u16, u16) {
+    let (mut rook, mut captures, mut control) = (0u16, 0u16, 0u16);
     let mut dir = -1;
     while dir <= 1 {
         let mut i = pos + dir;
@@ -44,62 +75,51 @@ const fn line_attacks(pos: i32, occ: u32, len: i32) -> (u16, u16) {
                 if occupied {
                     screened = true;
                 }
-            } else if occupied {
-                cannon |= 1 << i;
-                break;
+            } else {
+                control |= 1 << i;
+                if occupied {
+                    captures |= 1 << i;
+                    break;
+                }
             }
             i += dir;
         }
         dir += 2;
     }
-    (rook, cannon)
+    (rook, captures, control)
 }
 
-const fn rank_tables() -> ([[u16; 512]; FILES], [[u16; 512]; FILES]) {
-    let mut rook = [[0u16; 512]; FILES];
-    let mut cannon = [[0u16; 512]; FILES];
-    let mut f = 0;
-    while f < FILES {
+/// The slider tables of one line direction, `[square on the line][line occupancy]` -> mask of
+/// the line, for lines of `LEN` squares (`OCC` = 2^`LEN`). One array per kind of reach rather
+/// than one of triples, so a rook lookup touches only the rook table.
+struct SliderTables<const LEN: usize, const OCC: usize> {
+    rook: [[u16; OCC]; LEN],
+    cannon_captures: [[u16; OCC]; LEN],
+    cannon_control: [[u16; OCC]; LEN],
+}
+
+const fn slider_tables<const LEN: usize, const OCC: usize>() -> SliderTables<LEN, OCC> {
+    let mut t =
+        SliderTables { rook: [[0; OCC]; LEN], cannon_captures: [[0; OCC]; LEN], cannon_control: [[0; OCC]; LEN] };
+    let mut p = 0;
+    while p < LEN {
         let mut occ = 0;
-        while occ < 512 {
-            let (r, c) = line_attacks(f as i32, occ as u32, FILES as i32);
-            rook[f][occ] = r;
-            cannon[f][occ] = c;
+        while occ < OCC {
+            let (rook, captures, control) = line_attacks(p as i32, occ as u32, LEN as i32);
+            t.rook[p][occ] = rook;
+            t.cannon_captures[p][occ] = captures;
+            t.cannon_control[p][occ] = control;
             occ += 1;
         }
-        f += 1;
+        p += 1;
     }
-    (rook, cannon)
+    t
 }
 
-const fn file_tables() -> ([[u16; 1024]; RANKS], [[u16; 1024]; RANKS]) {
-    let mut rook = [[0u16; 1024]; RANKS];
-    let mut cannon = [[0u16; 1024]; RANKS];
-    let mut r = 0;
-    while r < RANKS {
-        let mut occ = 0;
-        while occ < 1024 {
-            let (a, c) = line_attacks(r as i32, occ as u32, RANKS as i32);
-            rook[r][occ] = a;
-            cannon[r][occ] = c;
-            occ += 1;
-        }
-        r += 1;
-    }
-    (rook, cannon)
-}
-
-const RANK_TABLES: ([[u16; 512]; FILES], [[u16; 512]; FILES]) = rank_tables();
-const FILE_TABLES: ([[u16; 1024]; RANKS], [[u16; 1024]; RANKS]) = file_tables();
-
-/// Rook reach along a rank: `[file][rank occupancy]` -> 9-bit mask.
-static RANK_ROOK: [[u16; 512]; FILES] = RANK_TABLES.0;
-/// Cannon captures along a rank.
-static RANK_CANNON: [[u16; 512]; FILES] = RANK_TABLES.1;
-/// Rook reach along a file: `[rank][file occupancy]` -> 10-bit rank mask.
-static FILE_ROOK: [[u16; 1024]; RANKS] = FILE_TABLES.0;
-/// Cannon captures along a file.
-static FILE_CANNON: [[u16; 1024]; RANKS] = FILE_TABLES.1;
+/// Along a rank: `[file][rank occupancy]` -> 9-bit masks.
+static RANK_TABLES: SliderTables<FILES, 512> = slider_tables();
+/// Along a file: `[rank][file occupancy]` -> 10-bit rank masks.
+static FILE_TABLES: SliderTables<RANKS, 1024> = slider_tables();
 
 const fn file_spread() -> [u128; 1024] {
     let mut t = [0u128; 1024];
@@ -120,6 +140,8 @@ const fn file_spread() -> [u128; 1024] {
 /// A 10-bit rank mask placed on file `a` of the board; shift left by the file.
 static FILE_SPREAD: [u128; 1024] = file_spread();
 
+/// The reach of a slider on `sq` along its rank (from `rank_t`) and its file (from `file_t`),
+/// placed on the board.
 #[inline]
 fn line_lookup(
     sq: Square,
@@ -134,18 +156,37 @@ fn line_lookup(
     (u128::from(rank_t[f][rank_occ]) << (r * FILES)) | (FILE_SPREAD[file_t[r][file_occ] as usize] << f)
 }
 
-/// Squares a rook on `sq` reaches (empty squares and the first piece in each direction).
+/// The squares a rook on `sq` reaches with the board occupied by `occ` (rank-major) and
+/// `occ_t` (the same set file-major): along its rank and file, every empty square up to and
+/// including the first occupied one in each direction, whatever its colour. Remove the
+/// rook's own pieces to get its moves. The rook's own square need not be in `occ`.
+///
+/// The same set is what a cannon on `sq` moves through: its quiet moves are
+/// `rook(sq, occ, occ_t) & !occ`, and the occupied squares in it are its screens.
 #[inline]
 #[must_use]
 pub fn rook(sq: Square, occ: u128, occ_t: u128) -> u128 {
-    line_lookup(sq, occ, occ_t, &RANK_ROOK, &FILE_ROOK)
+    line_lookup(sq, occ, occ_t, &RANK_TABLES.rook, &FILE_TABLES.rook)
 }
 
-/// Squares a cannon on `sq` captures on (the first piece beyond a screen, any colour).
+/// The squares a cannon on `sq` can capture on with the board occupied by `occ` and `occ_t`
+/// (as for [`rook`]): in each direction, the first occupied square beyond the first occupied
+/// one (the screen), whatever the colours. At most four squares; remove the cannon's own
+/// pieces to get its captures.
 #[inline]
 #[must_use]
 pub fn cannon_captures(sq: Square, occ: u128, occ_t: u128) -> u128 {
-    line_lookup(sq, occ, occ_t, &RANK_CANNON, &FILE_CANNON)
+    line_lookup(sq, occ, occ_t, &RANK_TABLES.cannon_captures, &FILE_TABLES.cannon_captures)
+}
+
+/// The squares a cannon on `sq` controls with the board occupied by `occ` and `occ_t` (as for
+/// [`rook`]): in each direction, every square beyond the screen up to and including the next
+/// occupied one (to the edge if there is none). An enemy piece there can be captured, and one
+/// arriving on an empty one of them could be. [`cannon_captures`] is its occupied part.
+#[inline]
+#[must_use]
+pub fn cannon_control(sq: Square, occ: u128, occ_t: u128) -> u128 {
+    line_lookup(sq, occ, occ_t, &RANK_TABLES.cannon_control, &FILE_TABLES.cannon_control)
 }
 
 /// A blocking square and the targets it guards.
@@ -221,24 +262,28 @@ fn guarded(table: &[Guarded; 4], occ: u128) -> u128 {
     out
 }
 
-/// Squares a horse on `sq` reaches, given the occupancy (legs must be empty).
+/// The squares a horse on `sq` reaches with the board occupied by `occ`: the up to eight
+/// squares one step orthogonally then one diagonally outwards, less those whose first step (the
+/// leg) is occupied. Whatever stands on the targets is still in the set; remove the horse's
+/// own pieces to get its moves.
 #[inline]
 #[must_use]
 pub fn horse(sq: Square, occ: u128) -> u128 {
     guarded(&HORSE_MOVES[sq.index()], occ)
 }
 
-/// Squares from which a horse would attack `sq`, given the occupancy.
+/// The squares from which a horse would attack `sq` with the board occupied by `occ`: every
+/// square whose [`horse`] set holds `sq`. Not the inverse step, because the leg lies next to the
+/// horse, not next to `sq`. And it with the enemy horses to get the horses that attack `sq`.
 #[inline]
 #[must_use]
 pub fn horse_attackers(sq: Square, occ: u128) -> u128 {
     guarded(&HORSE_ATTACKERS[sq.index()], occ)
 }
 
-#[cfg(test)]
 /// The leg a horse on `from` needs empty to reach `to`, or `None` if `to` is not a horse step.
-#[must_use]
-pub fn horse_leg(from: Square, to: Square) -> Option<Square> {
+#[cfg(test)]
+fn horse_leg(from: Square, to: Square) -> Option<Square> {
     let target = 1u128 << to.index();
     HORSE_MOVES[from.index()]
         .iter()
@@ -273,7 +318,11 @@ const fn elephant_table() -> [[Guarded; 4]; SQUARES] {
 
 static ELEPHANT: [[Guarded; 4]; SQUARES] = elephant_table();
 
-/// Squares an elephant on `sq` reaches (eye empty, own side of the river).
+/// The squares an elephant on `sq` reaches with the board occupied by `occ`: two steps
+/// diagonally, each only if the square between (the eye) is empty, and never across the river
+/// (an elephant on ranks 0-4 stays on ranks 0-4, one on ranks 5-9 on ranks 5-9). Whatever stands
+/// on the targets is still in the set. From an elephant's square this is also the set of
+/// elephant squares that attack it.
 #[inline]
 #[must_use]
 pub fn elephant(sq: Square, occ: u128) -> u128 {
@@ -313,14 +362,17 @@ const STEP_TABLES: ([u128; SQUARES], [u128; SQUARES]) = step_tables();
 static KING: [u128; SQUARES] = STEP_TABLES.0;
 static ADVISOR: [u128; SQUARES] = STEP_TABLES.1;
 
-/// Squares a king on `sq` steps to (inside its palace). Empty outside the palaces.
+/// The squares a king on `sq` steps to: one step orthogonally, inside the palace `sq` is in.
+/// Empty if `sq` is outside both palaces. Kings facing each other on an open file are not
+/// here: that is [`rook`]'s line between them.
 #[inline]
 #[must_use]
 pub fn king(sq: Square) -> u128 {
     KING[sq.index()]
 }
 
-/// Squares an advisor on `sq` steps to (inside its palace). Empty outside the palaces.
+/// The squares an advisor on `sq` steps to: one step diagonally, inside the palace `sq` is
+/// in. Empty if `sq` is outside both palaces.
 #[inline]
 #[must_use]
 pub fn advisor(sq: Square) -> u128 {
@@ -373,14 +425,16 @@ const SOLDIER_TABLES: ([[u128; SQUARES]; 2], [[u128; SQUARES]; 2]) = soldier_tab
 static SOLDIER: [[u128; SQUARES]; 2] = SOLDIER_TABLES.0;
 static SOLDIER_ATTACKERS: [[u128; SQUARES]; 2] = SOLDIER_TABLES.1;
 
-/// Squares a soldier of `color` on `sq` steps to.
+/// The squares a soldier of `color` on `sq` steps to: one step forward (towards the enemy's
+/// side), and once across the river also one step sideways. Never backwards.
 #[inline]
 #[must_use]
 pub fn soldier(color: Color, sq: Square) -> u128 {
     SOLDIER[color.index()][sq.index()]
 }
 
-/// Squares from which a soldier of `color` attacks `sq`.
+/// The squares from which a soldier of `color` would attack `sq`: every square whose
+/// [`soldier`] set for `color` holds `sq`.
 #[inline]
 #[must_use]
 pub fn soldier_attackers(color: Color, sq: Square) -> u128 {
@@ -417,14 +471,17 @@ const LINE_TABLES: ([[u128; SQUARES]; SQUARES], [u128; SQUARES]) = line_tables()
 static BETWEEN: [[u128; SQUARES]; SQUARES] = LINE_TABLES.0;
 static LINE: [u128; SQUARES] = LINE_TABLES.1;
 
-/// Squares strictly between `a` and `b` if they share a rank or file; empty otherwise.
+/// The squares strictly between `a` and `b` if they share a rank or a file; empty otherwise
+/// (and for `a == b` or neighbours). The number of pieces between two squares on a line is
+/// `(between(a, b) & occ).count_ones()`.
 #[inline]
 #[must_use]
 pub fn between(a: Square, b: Square) -> u128 {
     BETWEEN[a.index()][b.index()]
 }
 
-/// All squares on the rank and file of `sq`, except `sq`.
+/// Every square on the rank and the file of `sq`, except `sq` itself (17 squares): the lines a
+/// rook or cannon on `sq` could use on an empty board.
 #[inline]
 #[must_use]
 pub fn line(sq: Square) -> u128 {
@@ -462,6 +519,68 @@ mod tests {
         assert_eq!(r, set(&["e0", "e1", "e2", "e3", "e5", "e6", "c4", "d4", "f4", "g4", "h4"]));
         let c = cannon_captures(sq("e4"), occ, occ_t);
         assert_eq!(c, set(&["e8"]));
+        let control = cannon_control(sq("e4"), occ, occ_t);
+        assert_eq!(control, set(&["e7", "e8", "a4", "b4", "i4"]));
+    }
+
+    /// A cannon's lines walked square by square: (quiet moves, captures, control), the
+    /// reference for the table lookups.
+    fn cannon_walk(occ: u128, sq: Square) -> (u128, u128, u128) {
+        let (file, rank) = (sq.file() as i32, sq.rank() as i32);
+        let (mut quiet, mut captures, mut control) = (0, 0, 0);
+        for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let (mut f, mut r) = (file + df, rank + dr);
+            let mut screened = false;
+            while on_board(f, r) {
+                let b = bit(f, r);
+                if !screened {
+                    if occ & b == 0 {
+                        quiet |= b;
+                    } else {
+                        screened = true;
+                    }
+                } else {
+                    control |= b;
+                    if occ & b != 0 {
+                        captures |= b;
+                        break;
+                    }
+                }
+                f += df;
+                r += dr;
+            }
+        }
+        (quiet, captures, control)
+    }
+
+    #[test]
+    fn cannon_lookups_match_a_walk() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            // xorshift: a sparse random occupancy.
+            let mut occ = 0u128;
+            for _ in 0..3 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                occ |= u128::from(x) << (x % 40);
+            }
+            occ &= occ >> 3 & BOARD_MASK;
+            let occ_t = rotate(occ);
+            for s in Square::all() {
+                let looked_up =
+                    (rook(s, occ, occ_t) & !occ, cannon_captures(s, occ, occ_t), cannon_control(s, occ, occ_t));
+                assert_eq!(looked_up, cannon_walk(occ, s), "{s} {occ:x}");
+            }
+        }
+    }
+
+    #[test]
+    fn rotate_gives_the_file_major_set() {
+        let (occ, occ_t) = occ_of(&["a0", "i9", "e4", "b7", "h1"]);
+        assert_eq!(rotate(occ), occ_t);
+        assert_eq!(rotate(BOARD_MASK), BOARD_MASK);
+        assert_eq!(rotate(!0), BOARD_MASK, "bits beyond the board are ignored");
     }
 
     #[test]

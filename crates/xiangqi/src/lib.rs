@@ -8,9 +8,12 @@
 //! - [`Game`]: a position with its history, deciding the result by the rules (see [`rules`]
 //!   for exactly which rules and how they are counted). It implements
 //!   [`game::Game`], so search, MCTS, self-play and arena work on it unchanged.
-//! - [`perft`]: leaf counts for checking the generator.
+//! - [`attacks`]: the attack tables behind move generation, for evaluations and other tools:
+//!   what each piece kind reaches from a square given the occupancy.
+//! - [`perft`]: leaf counts for checking the generator, split by root move with [`divide`]
+//!   or, on a thread pool of a given size, [`divide_parallel`].
 
-mod attacks;
+pub mod attacks;
 mod bitboard;
 pub mod chase;
 mod fen;
@@ -25,7 +28,7 @@ mod zobrist;
 pub use bitboard::Bitboard;
 pub use fen::{FenError, MAX_RULE_PLIES, START_FEN};
 pub use movegen::{MAX_MOVES, MoveList};
-pub use perft::{divide, perft};
+pub use perft::{divide, divide_parallel, perft};
 pub use position::{Position, Undo};
 pub use rules::{Game, GameError, MOVE_RULE_PLIES};
 pub use types::{Color, FILES, Kind, Move, Piece, RANKS, SQUARES, Square};

@@ -2,10 +2,11 @@
 //!
 //! The search and the network only ever see [`Move`]; text is for people, logs and other
 //! engines, so this module is the one place that turns moves into words and back. Writing takes
-//! a move that is legal in the position and never fails. Reading is lenient about *form*
-//! (aliases, case, traditional characters, surrounding whitespace) and strict about *substance*:
-//! a text that names no piece, several moves, or an illegal move is a [`NotationError`] carrying
-//! the rejected text, never a guess and never a panic, whatever bytes it is given.
+//! a move that is legal in the position and never fails. Reading (but for [`parse_move_strict`],
+//! for machine-written text) is lenient about *form* (aliases, case, traditional characters,
+//! surrounding whitespace) and strict about *substance*: a text that names no piece, several
+//! moves, or an illegal move is a [`NotationError`] carrying the rejected text, never a guess
+//! and never a panic, whatever bytes it is given.
 //!
 //! # Coordinates
 //!
@@ -14,6 +15,8 @@
 //! - [`uci_to_fsf`] and [`parse_fsf`]: the same with ranks `1`..`10`, as Fairy-Stockfish and
 //!   pyffish write them: `h3e3`, `a10a9`. The two forms overlap (`a1a2` is a move in both), so
 //!   nothing guesses between them: callers say which one they have.
+//! - [`parse_move_strict`]: exactly what `Move`'s `Display` writes, and legal, for text a
+//!   program wrote (stored games). The one reader here that is not lenient about form.
 //!
 //! # WXF
 //!
@@ -136,6 +139,7 @@ impl fmt::Display for NotationError {
 impl std::error::Error for NotationError {}
 
 const UCI_EXPECTED: &str = "UCI coordinates like h2e2 (files a-i, ranks 0-9)";
+const STRICT_EXPECTED: &str = "UCI coordinates exactly as qizero writes them, like h2e2 (files a-i, ranks 0-9)";
 const FSF_EXPECTED: &str = "UCI coordinates with ranks 1-10 like h3e3 or a10a9";
 const WXF_EXPECTED: &str = "WXF like C2=5 or R+=3: piece letter, file or +/-, one of + - = ., a digit 1-9";
 const CHINESE_EXPECTED: &str = "Chinese notation like 炮二平五, 马8进7 or 前车平三";
@@ -203,19 +207,42 @@ fn fsf_square(b: &[u8]) -> Option<(Square, &[u8])> {
 /// fits several legal moves, or describes an illegal one.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
     if let Ok(mv) = parse_uci(text) {
-        return match pos.piece_at(mv.from()) {
-            Some(p) if p.color == pos.side_to_move() => {
-                if pos.is_legal(mv) {
-                    Ok(mv)
-                } else {
-                    Err(NotationError::Illegal { text: text.to_string() })
-                }
-            }
-            _ => Err(NotationError::NoSuchPiece { text: text.to_string() }),
-        };
+        return legal_uci(pos, mv, text);
     }
     // UCI and WXF cannot be confused: WXF's third character is a direction, never a file.
     if text.is_ascii() { parse_wxf(pos, text) } else { parse_chinese(pos, text) }
+}
+
+/// Reads a move exactly as `Move`'s `Display` (and so [`game::Game::move_to_string`]) writes
+/// it, UCI coordinates with ranks 0-9 such as `h2e2`, and checks it is legal in `pos`. Nothing
+/// else: no whitespace, no upper case, no WXF, Chinese or Fairy-Stockfish ranks. For text a
+/// program wrote (stored games), where any other form means corrupt data, not a person's habit.
+///
+/// # Errors
+/// [`NotationError::Syntax`] unless the text is four bytes, two squares `a0`..`i9`;
+/// otherwise as [`parse_move`] for a UCI text ([`NotationError::NoSuchPiece`],
+/// [`NotationError::Illegal`]).
+pub fn parse_move_strict(pos: &Position, text: &str) -> Result<Move, NotationError> {
+    // Four bytes that `parse_uci` reads are exactly what `Display` writes: it trims, so
+    // anything around the squares would make the text longer, and squares are lower case only.
+    match parse_uci(text) {
+        Ok(mv) if text.len() == 4 => legal_uci(pos, mv, text),
+        _ => Err(syntax(text, STRICT_EXPECTED)),
+    }
+}
+
+/// `mv`, read from `text`, if it is legal in `pos`; otherwise why not.
+fn legal_uci(pos: &Position, mv: Move, text: &str) -> Result<Move, NotationError> {
+    match pos.piece_at(mv.from()) {
+        Some(p) if p.color == pos.side_to_move() => {
+            if pos.is_legal(mv) {
+                Ok(mv)
+            } else {
+                Err(NotationError::Illegal { text: text.to_string() })
+            }
+        }
+        _ => Err(NotationError::NoSuchPiece { text: text.to_string() }),
+    }
 }
 
 fn syntax(text: &str, expected: &'static str) -> NotationError {

@@ -111,6 +111,15 @@ impl Position {
         self.by_color[0] | self.by_color[1]
     }
 
+    /// All occupied squares in file-major ("rotated") order, square (file, rank) at bit
+    /// `file * 10 + rank`: the `occ_t` that the slider lookups of [`attacks`] take beside
+    /// [`Position::occupied`]. Kept up to date as moves are made.
+    #[inline]
+    #[must_use]
+    pub fn occupied_rotated(&self) -> u128 {
+        self.occ_t
+    }
+
     /// Squares holding `color`'s pieces.
     #[inline]
     #[must_use]

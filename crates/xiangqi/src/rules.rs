@@ -397,6 +397,10 @@ impl game::Game for Game {
     fn parse_move(&self, text: &str) -> Result<Move, GameError> {
         Ok(notation::parse_move(&self.pos, text)?)
     }
+
+    fn parse_move_strict(&self, text: &str) -> Result<Move, GameError> {
+        Ok(notation::parse_move_strict(&self.pos, text)?)
+    }
 }
 
 #[cfg(test)]
@@ -525,5 +529,52 @@ mod tests {
         while g.undo().is_some() {}
         assert_eq!(g.position(), &Position::startpos());
         assert_eq!(g.ply(), 0);
+    }
+
+    /// Checks that every legal move of `g` reads back from `move_to_string` with the strict
+    /// parser, then plays one of them; `plies` times, or until the game ends.
+    fn strict_round_trip_along(mut g: Game, plies: usize) {
+        for ply in 0..plies {
+            let legal = g.legal_moves();
+            if legal.is_empty() || g.outcome().is_some() {
+                return;
+            }
+            for &mv in &legal {
+                let text = game::Game::move_to_string(&g, mv);
+                let read = game::Game::parse_move_strict(&g, &text);
+                assert_eq!(read.ok(), Some(mv), "{text} in {}", g.position().fen());
+            }
+            g.play(legal[(ply * 7 + 3) % legal.len()]);
+        }
+    }
+
+    #[test]
+    fn strict_parse_reads_back_every_legal_move() {
+        let fens = [
+            crate::START_FEN,
+            "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+            "1cbak4/9/n2a5/2p1p3p/5cp2/2n2N3/6PCP/3AB4/2C6/3A1K1N1 w - - 0 1",
+            "4ka3/4a4/9/9/4N4/p8/9/4C3c/7n1/2BK5 b - - 0 1",
+        ];
+        for fen in fens {
+            strict_round_trip_along(game(fen), 40);
+        }
+    }
+
+    #[test]
+    fn strict_parse_takes_only_what_move_to_string_writes() {
+        let g = Game::new();
+        let h2e2 = notation::parse_uci("h2e2").expect("h2e2");
+        assert_eq!(game::Game::parse_move_strict(&g, "h2e2").ok(), Some(h2e2));
+        // Other notations and spellings of the same move: the lenient reader takes them all.
+        for text in ["C2=5", "炮二平五", " h2e2", "h2e2\n"] {
+            assert_eq!(game::Game::parse_move(&g, text).ok(), Some(h2e2), "{text:?}");
+            let err = game::Game::parse_move_strict(&g, text).expect_err(text);
+            assert!(matches!(err, GameError::Move(NotationError::Syntax { .. })), "{text:?}: {err}");
+        }
+        // Well formed but not legal here.
+        for text in ["a0a9", "h3e3", "e9e8"] {
+            assert!(game::Game::parse_move_strict(&g, text).is_err(), "{text}");
+        }
     }
 }

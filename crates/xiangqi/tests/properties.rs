@@ -100,6 +100,7 @@ proptest! {
         let _ = notation::parse_wxf(pos, &text);
         let _ = notation::parse_chinese(pos, &text);
         let _ = notation::parse_move(pos, &text);
+        let _ = notation::parse_move_strict(pos, &text);
     }
 
     #[test]
@@ -108,6 +109,10 @@ proptest! {
         let pos = game.position();
         if let Ok(mv) = notation::parse_move(pos, &text) {
             prop_assert!(pos.is_legal(mv));
+        }
+        if let Ok(mv) = notation::parse_move_strict(pos, &text) {
+            prop_assert!(pos.is_legal(mv));
+            prop_assert_eq!(mv.to_string(), text);
         }
     }
 }
