@@ -378,7 +378,7 @@ mod tests {
         let game = xiangqi::Game::new();
         let moves = game.legal_moves();
         let batch = [mcts::EvalRequest { game: &game, moves: moves.as_ref() }];
-        let out = source.current().evaluator.evaluate(&batch);
+        let out = source.current().evaluator.evaluate(&batch).expect("evaluates");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].priors.len(), moves.as_ref().len());
         drop(source);
