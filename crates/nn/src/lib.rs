@@ -39,6 +39,9 @@ pub enum NnError {
         /// What is wrong.
         message: String,
     },
+    /// A libtorch operation failed (reading weights back from the device, say).
+    #[error("libtorch: {0}")]
+    Torch(String),
     /// A checkpoint made for another game, encoding or architecture.
     #[error("checkpoint {} was made for {field} '{found}', but this net needs '{expected}'", path.display())]
     Mismatch {
