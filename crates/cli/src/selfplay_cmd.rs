@@ -50,6 +50,8 @@ pub struct SelfplayArgs {
 pub fn run(args: &SelfplayArgs) -> Result<()> {
     let config = config::load(&args.config, &args.overrides)?;
     config::prepare_run_dir(&args.run, &config)?;
+    // Nets no longer set libtorch's thread count when built: this phase sets it once.
+    nn::set_cpu_threads(config.net.cpu_threads);
     match config.game {
         GameName::Xiangqi => run_game::<xiangqi::Game>(args, &config),
         GameName::Draughts => run_game::<draughts::Game>(args, &config),

@@ -179,7 +179,7 @@ pub fn load(
         }
     }
     let file = SafeTensors::deserialize(&bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
-    let net = PolicyValueNet::new(game, encoding, config, 0)?;
+    let net = PolicyValueNet::for_loading(game, encoding, config)?;
     let device = net.device();
     let vars = net.var_store().variables();
     tch::no_grad(|| -> Result<(), NnError> {

@@ -24,3 +24,30 @@ fn fresh_weights_are_pinned_by_seed_and_config() {
     assert_eq!(full.len(), 64);
     assert!(full.starts_with("005247df497a"));
 }
+
+/// Threads building nets at once each get exactly what their seed makes alone: seeding and
+/// drawing are not interleaved.
+#[test]
+fn nets_built_at_once_on_several_threads_are_still_pinned() {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|k| {
+                s.spawn(move || {
+                    (0..3)
+                        .map(|i| {
+                            let seed = if (k + i) % 2 == 0 { 1 } else { 2 };
+                            let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), seed).expect("net");
+                            (seed, content_id(&net).expect("id"))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let ids: Vec<(u64, String)> = handles.into_iter().flat_map(|h| h.join().expect("joins")).collect();
+        let two = ids.iter().find(|(seed, _)| *seed == 2).map(|(_, id)| id.clone()).expect("seed 2 built");
+        assert_ne!(two, "005247df497a");
+        for (seed, id) in &ids {
+            assert_eq!(id, if *seed == 1 { "005247df497a" } else { two.as_str() }, "seed {seed}");
+        }
+    });
+}
