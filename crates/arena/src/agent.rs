@@ -3,8 +3,11 @@
 //!
 //! An agent is configured once (limits, hash, engine options are part of its config, see
 //! [`crate::spec`]) and then asked for a move in one position after another. The match runner
-//! treats every error from an agent the same way: the agent forfeits the game, the error's text
-//! is recorded as the reason, and the match goes on with fresh agent instances.
+//! treats an error from an agent as the agent's loss: it forfeits the game, the error's text is
+//! recorded as the reason, and the match goes on with fresh agent instances. The one exception
+//! is [`AgentError::Evaluation`]: an evaluator that fails (a net's forward pass, a stopped
+//! inference service) is broken for every game that uses it, so the match stops with the error
+//! ([`AgentError::is_fatal`]) instead of scoring forfeits that say nothing about the agents.
 
 use std::fmt;
 
@@ -58,6 +61,13 @@ pub enum AgentError {
         /// Why (missing, damaged, another game or architecture).
         message: String,
     },
+    /// The evaluator an MCTS agent searches with failed; the match stops (see the module docs).
+    Evaluation {
+        /// The agent.
+        agent: String,
+        /// The evaluator's error, naming the cause.
+        error: mcts::EvalError,
+    },
     /// The agent does not play this game (a UCI engine for draughts, a Hub engine for xiangqi).
     WrongGame {
         /// The agent spec.
@@ -82,8 +92,18 @@ impl fmt::Display for AgentError {
             }
             AgentError::NoMove { agent } => write!(f, "'{agent}' gave no move in a game that is not over"),
             AgentError::Checkpoint { path, message } => write!(f, "cannot load checkpoint '{path}': {message}"),
+            AgentError::Evaluation { agent, error } => write!(f, "'{agent}' cannot search: {error}"),
             AgentError::WrongGame { spec, game } => write!(f, "agent '{spec}' does not play {game}"),
         }
+    }
+}
+
+impl AgentError {
+    /// True for errors that stop a whole match rather than forfeit one game: an evaluator that
+    /// failed ([`AgentError::Evaluation`]) fails every game it would play.
+    #[must_use]
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, AgentError::Evaluation { .. })
     }
 }
 

@@ -10,7 +10,8 @@
 //!   `uci:/usr/games/fairy-stockfish,movetime=200`), and [`build_agent`] to make one.
 //! - [`run_match`]: A against B from a set of openings (each twice, colours swapped), games in
 //!   parallel, results by the game layer's rules, forfeits for agents that fail, a game-length
-//!   cap, one record per game ([`record`]: PGN-style for xiangqi, PDN for draughts).
+//!   cap, one record per game ([`record`]: PGN-style for xiangqi, PDN for draughts). An MCTS
+//!   agent whose evaluator fails stops the match with the error instead of forfeiting.
 //! - [`elo`]: the score, the Elo it implies and its 95% interval.
 //! - [`openings`]: reading openings files; the shipped ones are compiled in.
 //!

@@ -4,7 +4,9 @@
 //!
 //! The agent searches every move from scratch with a fixed simulation budget and plays the
 //! most visited move (no noise, temperature 0), so with the same evaluator a game is
-//! reproducible. A seed still goes into each search: it breaks nothing but the ties a fresh
+//! reproducible. An evaluator that fails makes [`Agent::choose`] return
+//! [`AgentError::Evaluation`], which stops the match (it never plays a move from a half-done
+//! search). A seed still goes into each search: it breaks nothing but the ties a fresh
 //! tree has before any simulation.
 
 use crate::agent::{Agent, AgentError};
@@ -87,7 +89,9 @@ impl<G: game::Game> Agent<G> for MctsAgent<G> {
     fn choose(&mut self, game: &G) -> Result<G::Move, AgentError> {
         let seed = self.seed ^ (game.ply() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let mut search = Search::new(game.clone(), self.params.clone(), seed);
-        search.run(self.evaluator.as_ref(), self.simulations);
+        search
+            .run(self.evaluator.as_ref(), self.simulations)
+            .map_err(|error| AgentError::Evaluation { agent: self.name.clone(), error })?;
         search.choose_move(0.0).ok_or_else(|| AgentError::NoMove { agent: self.name.clone() })
     }
 }

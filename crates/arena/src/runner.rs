@@ -11,6 +11,12 @@
 //! rules: a game that reaches `max_plies` plies is a draw ([`DrawReason::Cap`]), and an agent
 //! that fails to give a legal move (error, crash, timeout, garbage, illegal move) forfeits
 //! ([`WinReason::Forfeit`]) with the reason recorded.
+//!
+//! A failed evaluator is not a forfeit: an MCTS agent whose net cannot evaluate
+//! ([`AgentError::Evaluation`], see [`AgentError::is_fatal`]) would fail every game, and a
+//! score of forfeits would rate a broken backend as a weak player. The match stops with
+//! [`MatchError::Evaluation`]; the game in which it happened gets no result and no record,
+//! the games finished before it keep theirs (and were reported to `on_game`).
 
 use crate::ArenaGame;
 use crate::agent::{Agent, AgentError};
@@ -116,6 +122,16 @@ pub enum MatchError {
         /// Why.
         source: AgentError,
     },
+    /// An agent's evaluator failed during a game (a net's forward pass, a device copy, a
+    /// stopped inference service): the match stopped without scoring that game.
+    Evaluation {
+        /// The game's number, from 1 (as in its record's name).
+        game: usize,
+        /// `A` or `B`.
+        which: &'static str,
+        /// The agent's error, naming the cause.
+        source: AgentError,
+    },
     /// No openings were given.
     NoOpenings,
     /// A record could not be written.
@@ -132,6 +148,9 @@ impl fmt::Display for MatchError {
         match self {
             MatchError::Spec { which, source } => write!(f, "agent {which}: {source}"),
             MatchError::Agent { which, source } => write!(f, "agent {which}: {source}"),
+            MatchError::Evaluation { game, which, source } => {
+                write!(f, "game {game}, agent {which}: {source}; the match is stopped")
+            }
             MatchError::NoOpenings => write!(f, "no openings to play"),
             MatchError::Write { path, source } => write!(f, "cannot write {}: {source}", path.display()),
         }
@@ -211,12 +230,16 @@ struct Played {
 
 /// Plays one game from `start` between `agents`, by colour (`Side::First`'s agent first; an
 /// agent that could not be built forfeits at once).
+///
+/// # Errors
+/// A fatal agent error ([`AgentError::is_fatal`]): the side whose agent failed, and why; the
+/// game has no result.
 fn play_game<G: ArenaGame>(
     start: &G,
     mut agents: [Result<Box<dyn Agent<G>>, AgentError>; 2],
     specs: [&str; 2],
     max_plies: usize,
-) -> Played {
+) -> Result<Played, (Side, AgentError)> {
     let names = [0, 1].map(|i| agents[i].as_ref().map_or_else(|_| specs[i].to_string(), |a| a.name()));
     let forfeit = |side: Side, error: &AgentError| {
         let reason = format!("{} ({}): {error}", G::SIDE_NAMES[side.index()], names[side.index()]);
@@ -234,6 +257,9 @@ fn play_game<G: ArenaGame>(
             }
         };
         if let Some(e) = failure {
+            if e.is_fatal() {
+                return Err((side, e));
+            }
             end = Some(forfeit(side, &e));
             break;
         }
@@ -265,13 +291,17 @@ fn play_game<G: ArenaGame>(
                 };
                 end = Some(forfeit(side, &e));
             }
+            Err(e) if e.is_fatal() => return Err((side, e)),
             Err(e) => end = Some(forfeit(side, &e)),
         }
     };
-    Played { outcome, forfeit: reason, moves, names }
+    Ok(Played { outcome, forfeit: reason, moves, names })
 }
 
 /// Plays game number `index` of the match (see the module docs) and makes its record.
+///
+/// # Errors
+/// [`MatchError::Evaluation`] when an agent's evaluator failed.
 fn play_numbered<G: ArenaGame>(
     a: &AgentSpec,
     b: &AgentSpec,
@@ -280,7 +310,7 @@ fn play_numbered<G: ArenaGame>(
     nets: &dyn NetSource<G>,
     index: usize,
     date: &str,
-) -> GameResult {
+) -> Result<GameResult, MatchError> {
     let opening = (index / 2) % openings.len();
     let a_side = if index % 2 == 0 { Side::First } else { Side::Second };
     let start = &openings[opening];
@@ -293,7 +323,10 @@ fn play_numbered<G: ArenaGame>(
     } else {
         ([agent_b, agent_a], [b.text.as_str(), a.text.as_str()])
     };
-    let played = play_game(start, agents, specs, config.max_plies);
+    let played = play_game(start, agents, specs, config.max_plies).map_err(|(side, source)| {
+        let which = if side == a_side { "A" } else { "B" };
+        MatchError::Evaluation { game: index + 1, which, source }
+    })?;
     let fen = start.fen();
     let record = GameRecord {
         event: config.event.clone(),
@@ -311,7 +344,7 @@ fn play_numbered<G: ArenaGame>(
         comment: played.forfeit.as_ref().map(|r| format!("forfeit: {r}")),
         moves: played.moves,
     };
-    GameResult {
+    Ok(GameResult {
         index,
         opening,
         a_side,
@@ -319,7 +352,7 @@ fn play_numbered<G: ArenaGame>(
         forfeit: played.forfeit,
         plies: record.moves.len(),
         record,
-    }
+    })
 }
 
 /// Writes a record through [`durable::write_atomic`], so a reader never sees half of one.
@@ -333,8 +366,10 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), MatchError> {
 /// in, and writing each game's record to `config.out_dir` if set (`<game>-0001.pgn|pdn`).
 ///
 /// # Errors
-/// A spec for the other game, an agent that cannot start before the first game, no openings, or
-/// a record that cannot be written (the match stops).
+/// A spec for the other game, an agent that cannot start before the first game, no openings, a
+/// record that cannot be written, or an agent's evaluator that fails during a game
+/// ([`MatchError::Evaluation`]). An error while games are played stops the match: no new game
+/// starts, and games under way on other threads are finished but dropped.
 pub fn run_match<G: ArenaGame>(
     a: &AgentSpec,
     b: &AgentSpec,
@@ -361,7 +396,7 @@ pub fn run_match<G: ArenaGame>(
     let date = today();
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
-    let (tx, rx) = channel::<GameResult>();
+    let (tx, rx) = channel::<Result<GameResult, MatchError>>();
     let mut results = Vec::with_capacity(config.games);
     let mut score = Score::default();
     let mut failure = None;
@@ -376,6 +411,10 @@ pub fn run_match<G: ArenaGame>(
                         break;
                     }
                     let result = play_numbered(a, b, openings, config, nets, index, date);
+                    if result.is_err() {
+                        // Stop this thread and the others before the next game starts.
+                        abort.store(true, Ordering::Relaxed);
+                    }
                     if tx.send(result).is_err() {
                         break;
                     }
@@ -387,6 +426,14 @@ pub fn run_match<G: ArenaGame>(
             if failure.is_some() {
                 continue;
             }
+            let result = match result {
+                Ok(result) => result,
+                Err(e) => {
+                    failure = Some(e);
+                    abort.store(true, Ordering::Relaxed);
+                    continue;
+                }
+            };
             if let Some(dir) = &config.out_dir {
                 let path = dir.join(format!("{}-{:04}.{}", G::NAME, result.index + 1, G::RECORD_EXTENSION));
                 if let Err(e) = write_atomically(&path, &result.record.to_string()) {

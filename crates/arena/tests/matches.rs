@@ -1,11 +1,13 @@
 //! Whole matches between in-process agents: the acceptance bar (alpha-beta at depth 3 beats
-//! random every time in both games), records that read back into the same games, and
-//! determinism.
+//! random every time in both games), records that read back into the same games,
+//! determinism, and a failing evaluator stopping the match.
 
 use arena::record::parse_record;
-use arena::{AgentSpec, ArenaGame, MatchConfig, MatchResult, run_match};
+use arena::{AgentError, AgentSpec, ArenaGame, MatchConfig, MatchError, MatchResult, NetSource, run_match};
 use game::{DrawReason, Outcome};
-use std::path::PathBuf;
+use mcts::{EvalError, Evaluator, FailAfter, UniformEvaluator};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn spec(text: &str) -> AgentSpec {
     AgentSpec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -49,7 +51,7 @@ fn alphabeta_depth_3_scores_100_percent_against_random_in_draughts() {
 
 /// Every record in `dir` reads back: its FEN tag is a position, its moves replay legally from
 /// there, and the replayed game ends as the Result and Termination tags say.
-fn records_read_back<G: ArenaGame>(result: &MatchResult, dir: &std::path::Path, max_plies: usize) {
+fn records_read_back<G: ArenaGame>(result: &MatchResult, dir: &Path, max_plies: usize) {
     for game in &result.games {
         let path = dir.join(format!("{}-{:04}.{}", G::NAME, game.index + 1, G::RECORD_EXTENSION));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -146,4 +148,52 @@ fn rules_only_mcts_beats_random_and_a_missing_checkpoint_stops_the_match() {
     )
     .expect_err("no nets");
     assert!(e.to_string().starts_with("agent A: cannot load checkpoint '/no/such/1.safetensors'"), "{e}");
+}
+
+/// Checkpoints whose evaluator answers like the rules alone until its `fail_on`-th call, then
+/// fails (a net whose forward pass broke): one evaluator shared by every game, as the binary's
+/// inference service is.
+struct BrokenNets(Arc<FailAfter<UniformEvaluator>>);
+
+impl<G: game::Game> NetSource<G> for BrokenNets {
+    fn evaluator(&self, _checkpoint: &Path) -> Result<Arc<dyn Evaluator<G>>, String> {
+        Ok(Arc::clone(&self.0) as Arc<dyn Evaluator<G>>)
+    }
+}
+
+#[test]
+fn a_failing_evaluator_stops_the_match_instead_of_forfeiting() {
+    let dir = temp_dir("broken-net");
+    // Ten plies a game, five searches of 20 simulations by A (21 calls each, the root's
+    // expansion included): game 1 is played out on calls 1..=105, game 2 fails on call 150.
+    let config = MatchConfig { games: 6, max_plies: 10, out_dir: Some(dir.clone()), ..MatchConfig::default() };
+    let nets = BrokenNets(Arc::new(FailAfter::new(UniformEvaluator, 150)));
+    let openings = arena::openings::shipped::<xiangqi::Game>();
+    let (a, b) = (spec("mcts:ckpt=broken.safetensors,sims=20"), spec("random"));
+    let mut seen = Vec::new();
+    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, |game, _| seen.push(game.index))
+        .expect_err("the evaluator fails");
+    match &e {
+        MatchError::Evaluation { game: 2, which: "A", source: AgentError::Evaluation { error, .. } } => {
+            assert_eq!(*error, EvalError::Injected { call: 150 });
+        }
+        other => panic!("expected an evaluation error in game 2, got {other:?}"),
+    }
+    let text = e.to_string();
+    assert!(text.contains("game 2, agent A") && text.contains("injected evaluator failure on call 150"), "{text}");
+    assert_eq!(nets.0.calls(), 150, "no search after the failure");
+    assert_eq!(seen, [0], "game 1 was scored, the failed game was not");
+    let mut records: Vec<String> = std::fs::read_dir(&dir)
+        .expect("lists")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    records.sort();
+    assert_eq!(records, ["xiangqi-0001.pgn"], "no record of the failed game, no forfeit");
+
+    // Several games at once: the first failure stops the match all the same.
+    let config = MatchConfig { games: 8, concurrency: 3, max_plies: 10, ..MatchConfig::default() };
+    let nets = BrokenNets(Arc::new(FailAfter::new(UniformEvaluator, 300)));
+    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, |_, _| {}).expect_err("fails");
+    assert!(matches!(e, MatchError::Evaluation { which: "A", .. }), "{e:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -55,6 +55,8 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
         bail!("--set {o}: only arena.* values can change for an existing run");
     }
     let config = config::load(&path, &args.overrides)?;
+    // Nets no longer set libtorch's thread count when built: this phase sets it once.
+    nn::set_cpu_threads(config.net.cpu_threads);
     let stop = crate::signals::stop_flag("stopping: giving up the match in progress")?;
     match config.game {
         GameName::Xiangqi => run_game::<xiangqi::Game>(args, &config, &stop),

@@ -98,7 +98,7 @@ struct Timed<E> {
 }
 
 impl<G: Encode, E: Evaluator<G>> Evaluator<G> for Timed<E> {
-    fn evaluate(&self, batch: &[mcts::EvalRequest<'_, G>]) -> Vec<mcts::Evaluation> {
+    fn evaluate(&self, batch: &[mcts::EvalRequest<'_, G>]) -> Result<Vec<mcts::Evaluation>, mcts::EvalError> {
         let start = Instant::now();
         let out = self.inner.evaluate(batch);
         self.nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -173,7 +173,7 @@ fn bench_mcts_game<G: Encode>(args: &MctsArgs) -> Result<()> {
     let params = MctsParams { leaves_per_batch: 8, ..MctsParams::default() };
     let mut search = Search::new(G::new(), params.clone(), 1);
     let start = Instant::now();
-    search.run(&UniformEvaluator, args.uniform_sims);
+    search.run(&UniformEvaluator, args.uniform_sims)?;
     let secs = start.elapsed().as_secs_f64();
     let visits: u32 = search.root_visits().iter().map(|&(_, n)| n).sum();
     println!(
@@ -206,7 +206,7 @@ fn bench_mcts_game<G: Encode>(args: &MctsArgs) -> Result<()> {
     for _ in 0..rounds {
         let start = Instant::now();
         while start.elapsed() < per_round {
-            let stats = search_many(&mut trees, &evaluator, args.sims);
+            let stats = search_many(&mut trees, &evaluator, args.sims).context("searching with the net")?;
             sims += stats.simulations;
             for tree in &mut trees {
                 let temperature = if tree.game().ply() < 30 { 1.0 } else { 0.0 };

@@ -50,6 +50,8 @@ pub struct SelfplayArgs {
 pub fn run(args: &SelfplayArgs) -> Result<()> {
     let config = config::load(&args.config, &args.overrides)?;
     config::prepare_run_dir(&args.run, &config)?;
+    // Nets no longer set libtorch's thread count when built: this phase sets it once.
+    nn::set_cpu_threads(config.net.cpu_threads);
     match config.game {
         GameName::Xiangqi => run_game::<xiangqi::Game>(args, &config),
         GameName::Draughts => run_game::<draughts::Game>(args, &config),
@@ -378,7 +380,7 @@ mod tests {
         let game = xiangqi::Game::new();
         let moves = game.legal_moves();
         let batch = [mcts::EvalRequest { game: &game, moves: moves.as_ref() }];
-        let out = source.current().evaluator.evaluate(&batch);
+        let out = source.current().evaluator.evaluate(&batch).expect("evaluates");
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].priors.len(), moves.as_ref().len());
         drop(source);

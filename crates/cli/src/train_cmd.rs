@@ -44,6 +44,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let config = config::load(&args.config, &args.overrides)?;
     config.train.validate()?;
     config::prepare_run_dir(&args.run, &config)?;
+    // Nets no longer set libtorch's thread count when built: this phase sets it once.
+    nn::set_cpu_threads(config.net.cpu_threads);
     match config.game {
         GameName::Xiangqi => run_game::<xiangqi::Game>(args, &config),
         GameName::Draughts => run_game::<draughts::Game>(args, &config),
@@ -275,6 +277,8 @@ pub struct BenchTrainArgs {
 pub fn bench(args: &BenchTrainArgs) -> Result<()> {
     let config = config::load(&args.config, &args.overrides)?;
     config.train.validate()?;
+    // Nets no longer set libtorch's thread count when built: this phase sets it once.
+    nn::set_cpu_threads(config.net.cpu_threads);
     let scratch = std::env::temp_dir().join(format!("qizero-bench-train-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     let options = train::bench::BenchOptions {

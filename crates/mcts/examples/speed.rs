@@ -20,7 +20,7 @@ fn measure<G: Game>(label: &str, fen: &str, sims: u32, searches: u32) {
 fn with_history<G: Game>(plies: usize) -> G {
     let mut search = Search::new(G::new(), MctsParams::default(), 1);
     for _ in 0..plies {
-        search.run(&UniformEvaluator, 64);
+        search.run(&UniformEvaluator, 64).expect("searches");
         let Some(mv) = search.choose_move(1.0) else { break };
         search.advance(mv);
     }
@@ -34,7 +34,7 @@ fn measure_game<G: Game>(label: &str, game: &G, sims: u32, searches: u32) {
     let mut nodes = 0usize;
     for seed in 0..u64::from(searches) {
         let mut search = Search::new(game.clone(), MctsParams::default(), seed);
-        let stats = search.run(&UniformEvaluator, sims);
+        let stats = search.run(&UniformEvaluator, sims).expect("searches");
         total += stats.simulations;
         nodes = search.node_count();
     }

@@ -1,6 +1,9 @@
 //! PUCT Monte Carlo tree search for qizero, generic over [`game::Game`] and guided by an
 //! [`Evaluator`] (a net in `nn`, or [`UniformEvaluator`] in tests). No libtorch here.
 //!
+//! - [`Evaluator`]: a batch of positions in, values and priors (or an [`EvalError`] naming the
+//!   cause) out; [`FailAfter`] makes any evaluator fail on a chosen call, for tests.
+//!
 //! - [`Search`]: one tree for one game: batched leaf gathering with virtual loss, Dirichlet
 //!   root noise, temperature move choice, tree reuse across moves ([`Search::advance`]).
 //! - [`search_many`]: many trees feeding one evaluator, one call per round.
@@ -24,6 +27,9 @@
 //! - **Simulations**: one per leaf evaluated or terminal reached; after `run(n)` the root's moves
 //!   hold exactly `n` more visits. Expanding the root is free.
 //! - **Tree reuse**: [`Search::advance`] keeps the played move's subtree, statistics and all.
+//! - **Failures**: an evaluator error ends the call with that error; the failed round's leaves
+//!   are dropped (virtual visits taken back) and the tree stays consistent and usable
+//!   ([`search_many`]). The search never substitutes a value for a missing evaluation.
 //! - **Determinism**: one seeded `StdRng` per tree (root noise, move sampling); the same seed,
 //!   evaluator and calls give the same tree.
 //!
@@ -36,7 +42,7 @@ mod params;
 mod search;
 mod tree;
 
-pub use evaluator::{EvalRequest, Evaluation, Evaluator, UniformEvaluator};
+pub use evaluator::{EvalError, EvalRequest, Evaluation, Evaluator, FailAfter, UniformEvaluator};
 pub use many::{SearchStats, search_many};
 pub use params::{MctsParams, ParamsError};
 pub use search::{MoveStats, Search};

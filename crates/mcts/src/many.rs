@@ -7,8 +7,16 @@
 //! The trees are searched one after another on the calling thread; to use several cores, give
 //! each thread its own slice of trees and share one evaluator (`Evaluator: Sync`), which may
 //! itself merge the threads' batches (`nn`'s inference service does).
+//!
+//! **When the evaluator fails** the call returns its [`EvalError`] at once. The leaves of that
+//! round are dropped from every tree: their virtual visits are taken back and the nodes made
+//! for them removed, so each tree holds what it held before the round plus the round's
+//! terminal hits (exact values, backed up at once). The trees stay consistent: a caller may
+//! read their statistics, choose and play a move, or search on (with the same or another
+//! evaluator); a tree just holds fewer root visits than the call asked for. Nothing of a
+//! failed call is made up: no position gets a value it was not given.
 
-use crate::evaluator::{EvalRequest, Evaluator};
+use crate::evaluator::{EvalError, EvalRequest, Evaluation, Evaluator};
 use crate::search::Search;
 use game::Game;
 
@@ -50,9 +58,15 @@ impl SearchStats {
 /// batching the leaves of all trees into one evaluator call per round. Each tree's root ends up
 /// with exactly `simulations` more visits.
 ///
-/// # Panics
-/// If the evaluator breaks its contract (a wrong number of evaluations or priors).
-pub fn search_many<G: Game>(trees: &mut [Search<G>], evaluator: &dyn Evaluator<G>, simulations: u32) -> SearchStats {
+/// # Errors
+/// The evaluator's error, or [`EvalError::Contract`] when it answers with a wrong number of
+/// evaluations or priors. The failed round's leaves are dropped and the trees left consistent
+/// (see the module docs); the rounds before it stay in the trees.
+pub fn search_many<G: Game>(
+    trees: &mut [Search<G>],
+    evaluator: &dyn Evaluator<G>,
+    simulations: u32,
+) -> Result<SearchStats, EvalError> {
     let mut stats = SearchStats::default();
     let mut budgets: Vec<u32> = trees.iter().map(|t| if t.is_over() { 0 } else { simulations }).collect();
     loop {
@@ -71,14 +85,20 @@ pub fn search_many<G: Game>(trees: &mut [Search<G>], evaluator: &dyn Evaluator<G
         for tree in trees.iter() {
             tree.push_requests(&mut requests);
         }
-        let evaluations = evaluator.evaluate(&requests);
+        let answered = evaluator.evaluate(&requests).and_then(|evaluations| {
+            check_answer(&requests, &evaluations)?;
+            Ok(evaluations)
+        });
         drop(requests);
-        assert_eq!(
-            evaluations.len(),
-            count,
-            "evaluator returned {} evaluations for {count} positions",
-            evaluations.len()
-        );
+        let evaluations = match answered {
+            Ok(evaluations) => evaluations,
+            Err(e) => {
+                for tree in trees.iter_mut() {
+                    tree.drop_round();
+                }
+                return Err(e);
+            }
+        };
         stats.evaluator_calls += 1;
         stats.positions_evaluated += count as u64;
         let mut evaluations = evaluations.into_iter();
@@ -87,5 +107,23 @@ pub fn search_many<G: Game>(trees: &mut [Search<G>], evaluator: &dyn Evaluator<G
         }
     }
     stats.update_mean();
-    stats
+    Ok(stats)
+}
+
+/// Checks an answer against the [`Evaluator`] contract before any of it is applied, so a broken
+/// answer leaves the trees as a failed call does.
+fn check_answer<G: Game>(requests: &[EvalRequest<'_, G>], evaluations: &[Evaluation]) -> Result<(), EvalError> {
+    if evaluations.len() != requests.len() {
+        return Err(EvalError::Contract(format!("{} evaluations for {} positions", evaluations.len(), requests.len())));
+    }
+    for (i, (request, eval)) in requests.iter().zip(evaluations).enumerate() {
+        if eval.priors.len() != request.moves.len() {
+            return Err(EvalError::Contract(format!(
+                "{} priors for the {} moves of position {i} of the batch",
+                eval.priors.len(),
+                request.moves.len()
+            )));
+        }
+    }
+    Ok(())
 }

@@ -23,7 +23,7 @@
 //! All randomness (root noise, sampling the move) comes from one `StdRng` seeded at
 //! construction, so the same seed, evaluator and calls give the same search.
 
-use crate::evaluator::{EvalRequest, Evaluation, Evaluator};
+use crate::evaluator::{EvalError, EvalRequest, Evaluation, Evaluator};
 use crate::many::{SearchStats, search_many};
 use crate::noise::dirichlet;
 use crate::params::MctsParams;
@@ -121,7 +121,12 @@ impl<G: Game> Search<G> {
 
     /// Runs `simulations` simulations on this tree alone, `leaves_per_batch` leaves per evaluator
     /// call (fewer when a collision ends a round early). Does nothing if the game is over.
-    pub fn run(&mut self, evaluator: &dyn Evaluator<G>, simulations: u32) -> SearchStats {
+    ///
+    /// # Errors
+    /// As [`search_many`]: the evaluator failed or broke its contract. The failed round's
+    /// leaves are dropped and the tree is left consistent, holding the simulations completed
+    /// before the failure: it may be read, searched again or advanced.
+    pub fn run(&mut self, evaluator: &dyn Evaluator<G>, simulations: u32) -> Result<SearchStats, EvalError> {
         search_many(std::slice::from_mut(self), evaluator, simulations)
     }
 
@@ -444,23 +449,39 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Ends a round whose evaluations will not come (the evaluator failed): takes back every
+    /// waiting leaf's virtual visits, unlinks the leaf from its parent edge and removes the
+    /// nodes made for the leaves, so the tree is what it was before the round plus the round's
+    /// terminal hits. The leaves are the last nodes added (a round adds no other node), so
+    /// removing them is a truncation of the arenas.
+    pub(crate) fn drop_round(&mut self) {
+        let Some(first) = self.pending.first().map(|p| p.node) else { return };
+        for p in &self.pending {
+            let path = &self.paths[p.path_start as usize..p.path_end as usize];
+            self.tree.remove_virtual(path);
+            if let Some(&(_, edge)) = path.last() {
+                self.tree.edges[edge as usize].child = NONE;
+            }
+        }
+        debug_assert!(
+            self.pending.iter().enumerate().all(|(k, p)| p.node as usize == first as usize + k)
+                && first as usize + self.pending.len() == self.tree.nodes.len(),
+            "a round's leaves are the last nodes of the tree"
+        );
+        self.tree.truncate(first);
+        self.pending.clear();
+        self.paths.clear();
+    }
+
     /// Takes this round's evaluations (one per pending leaf, in order) from `evals`, expands and
-    /// backs up every leaf, and ends the round.
-    ///
-    /// # Panics
-    /// If the evaluator broke its contract: too few evaluations, or a wrong number of priors.
+    /// backs up every leaf, and ends the round. The caller has checked the answer against the
+    /// contract (one evaluation per leaf, one prior per move).
     pub(crate) fn apply(&mut self, evals: &mut impl Iterator<Item = Evaluation>) {
         for k in 0..self.pending.len() {
             let p = self.pending[k];
-            let eval = evals.next().unwrap_or_else(|| panic!("evaluator returned too few evaluations"));
+            let Some(eval) = evals.next() else { unreachable!("the answer was checked: one evaluation per leaf") };
             let range = self.tree.edge_range(p.node);
-            assert_eq!(
-                eval.priors.len(),
-                range.len(),
-                "evaluator returned {} priors for {} moves",
-                eval.priors.len(),
-                range.len()
-            );
+            debug_assert_eq!(eval.priors.len(), range.len(), "the answer was checked: one prior per move");
             let clean = |x: f32| if x.is_finite() && x > 0.0 { x } else { 0.0 };
             let sum: f32 = eval.priors.iter().map(|&x| clean(x)).sum();
             let uniform = 1.0 / range.len().max(1) as f32;
@@ -478,5 +499,83 @@ impl<G: Game> Search<G> {
         self.pending.clear();
         self.paths.clear();
         self.apply_noise_if_due();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{FailAfter, UniformEvaluator};
+
+    /// What a consistent tree looks like between rounds: no virtual visit left, no node waiting
+    /// for an evaluation, every child link inside the arena, and each expanded node's visits its
+    /// own evaluation plus its edges' visits.
+    fn assert_consistent<G: Game>(search: &Search<G>) {
+        let tree = &search.tree;
+        assert!(search.pending.is_empty() && search.paths.is_empty());
+        assert_eq!(tree.edges.len(), tree.moves.len());
+        for (i, node) in tree.nodes.iter().enumerate() {
+            assert_eq!(node.in_flight, 0, "node {i} keeps a virtual visit");
+            assert!(node.expanded, "node {i} waits for an evaluation that will not come");
+            let range = tree.edge_range(i as u32);
+            assert!(range.end <= tree.edges.len());
+            let below: u32 = tree.edges[range.clone()].iter().map(|e| e.n).sum();
+            assert_eq!(node.n, 1 + below, "node {i}: visits are its evaluation plus its edges'");
+            for e in &tree.edges[range] {
+                assert_eq!(e.in_flight, 0, "an edge of node {i} keeps a virtual visit");
+                assert!(e.child == NONE || (e.child as usize) < tree.nodes.len());
+            }
+        }
+    }
+
+    fn params() -> MctsParams {
+        MctsParams { leaves_per_batch: 8, ..MctsParams::default() }
+    }
+
+    #[test]
+    fn a_failed_round_leaves_a_consistent_tree() {
+        for fail_on in [2, 3, 7] {
+            let mut search = Search::new(xiangqi::Game::new(), params(), 5);
+            let failing = FailAfter::new(UniformEvaluator, fail_on);
+            let e = search.run(&failing, 200).expect_err("the evaluator fails");
+            assert_eq!(e, EvalError::Injected { call: fail_on });
+            assert_consistent(&search);
+            let before = search.root_visit_count();
+            // Call 1 expands the root; each later call completes one round of 8 leaves.
+            assert_eq!(before, 8 * (fail_on as u32 - 2), "call {fail_on}");
+            // The tree searches on with another evaluator, every visit counted.
+            search.run(&UniformEvaluator, 100).expect("searches");
+            assert_consistent(&search);
+            assert_eq!(search.root_visit_count(), before + 100);
+            let mv = search.choose_move(0.0).expect("a move");
+            search.advance(mv);
+            assert_consistent(&search);
+        }
+    }
+
+    #[test]
+    fn a_failed_root_expansion_leaves_an_empty_tree() {
+        let mut search = Search::new(xiangqi::Game::new(), params(), 5);
+        search.add_root_noise();
+        assert!(search.run(&FailAfter::new(UniformEvaluator, 1), 50).is_err());
+        assert_eq!(search.node_count(), 0);
+        assert!(search.root_visits().is_empty());
+        search.run(&UniformEvaluator, 50).expect("searches");
+        assert_consistent(&search);
+        assert_eq!(search.root_visit_count(), 50);
+    }
+
+    #[test]
+    fn a_failed_call_drops_the_round_of_every_tree() {
+        let mut trees: Vec<Search<xiangqi::Game>> =
+            (0..6).map(|i| Search::new(xiangqi::Game::new(), params(), i)).collect();
+        let failing = FailAfter::new(UniformEvaluator, 4);
+        assert!(search_many(&mut trees, &failing, 100).is_err());
+        for tree in &trees {
+            assert_consistent(tree);
+            assert!(tree.root_visit_count() < 100);
+        }
+        search_many(&mut trees, &UniformEvaluator, 10).expect("searches");
+        trees.iter().for_each(assert_consistent);
     }
 }

@@ -221,6 +221,24 @@ impl<M: Copy> Tree<M> {
         }
     }
 
+    /// Takes back the virtual visits [`Tree::add_virtual`] put along `path`.
+    pub fn remove_virtual(&mut self, path: &[(u32, u32)]) {
+        for &(node, edge) in path {
+            self.nodes[node as usize].in_flight -= 1;
+            self.edges[edge as usize].in_flight -= 1;
+        }
+    }
+
+    /// Removes node `first` and every node after it, with their edges and moves (nothing before
+    /// `first` may point at them).
+    pub fn truncate(&mut self, first: u32) {
+        let Some(node) = self.nodes.get(first as usize) else { return };
+        let first_edge = node.first_edge as usize;
+        self.nodes.truncate(first as usize);
+        self.edges.truncate(first_edge);
+        self.moves.truncate(first_edge);
+    }
+
     /// Backs up `value`, from the view of the side to move *after* the last edge of `path`
     /// (the leaf's view), along `path`; with `virtual_visit`, also takes back the virtual visit
     /// each step had. The only place values change sides: once per edge, before adding.

@@ -2,7 +2,9 @@
 //! many trees, and the rules winning over the evaluator when choosing a move.
 
 use game::Game;
-use mcts::{EvalRequest, Evaluation, Evaluator, MctsParams, Proof, Search, UniformEvaluator, search_many};
+use mcts::{
+    EvalError, EvalRequest, Evaluation, Evaluator, FailAfter, MctsParams, Proof, Search, UniformEvaluator, search_many,
+};
 use proptest::prelude::*;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Mutex;
@@ -28,8 +30,8 @@ fn hash(x: impl Hash) -> u64 {
 }
 
 impl<G: Game> Evaluator<G> for Hashed {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Vec<Evaluation> {
-        batch
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
             .iter()
             .map(|r| {
                 let key = r.game.key();
@@ -38,7 +40,7 @@ impl<G: Game> Evaluator<G> for Hashed {
                 let sum: f32 = raw.iter().sum();
                 Evaluation { value: value * 0.8, priors: raw.iter().map(|x| x / sum).collect() }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -47,7 +49,7 @@ impl<G: Game> Evaluator<G> for Hashed {
 struct Counting(Mutex<Vec<usize>>);
 
 impl<G: Game> Evaluator<G> for Counting {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
         self.0.lock().expect("lock").push(batch.len());
         UniformEvaluator.evaluate(batch)
     }
@@ -70,11 +72,11 @@ proptest! {
     ) {
         let p = MctsParams { leaves_per_batch: leaves, virtual_loss, fpu_reduction: fpu, ..MctsParams::default() };
         let mut search = Search::new(Xq::new(), p, 3);
-        let stats = search.run(&Hashed, sims);
+        let stats = search.run(&Hashed, sims).expect("searches");
         prop_assert_eq!(stats.simulations, u64::from(sims));
         prop_assert_eq!(search.root_visit_count(), sims);
         prop_assert!(stats.mean_batch <= f64::from(leaves));
-        search.run(&Hashed, more);
+        search.run(&Hashed, more).expect("searches");
         prop_assert_eq!(search.root_visit_count(), sims + more);
         let pi: f32 = search.policy_target().iter().map(|&(_, p)| p).sum();
         prop_assert!((pi - 1.0).abs() < 1e-4);
@@ -85,7 +87,7 @@ proptest! {
 fn terminal_hits_count_as_simulations() {
     // Red mates with d8e8; the mate and every later visit to it are terminal hits.
     let mut search = Search::new(xq("4R4/3P1k3/5a3/9/6b2/9/9/4B4/9/2BA1K3 w - - 9 68"), params(8), 0);
-    let stats = search.run(&UniformEvaluator, 500);
+    let stats = search.run(&UniformEvaluator, 500).expect("searches");
     assert!(stats.terminal_hits > 300, "{stats:?}");
     assert_eq!(stats.simulations, 500);
     assert_eq!(search.root_visit_count(), 500);
@@ -95,7 +97,7 @@ fn terminal_hits_count_as_simulations() {
 #[test]
 fn tree_reuse_keeps_the_child_statistics() {
     let mut search = Search::new(Xq::new(), params(4), 1);
-    search.run(&Hashed, 3000);
+    search.run(&Hashed, 3000).expect("searches");
     let before = search.node_count();
     let child = search.root_stats().into_iter().max_by_key(|s| s.visits).expect("root moves");
     search.advance(child.mv);
@@ -105,7 +107,7 @@ fn tree_reuse_keeps_the_child_statistics() {
     assert!((search.root_value() + q).abs() < 1e-5, "root value {} vs child Q {q}", search.root_value());
     assert!(search.node_count() > 1 && search.node_count() < before);
     let grandchild = search.root_stats().into_iter().max_by_key(|s| s.visits).expect("moves");
-    search.run(&Hashed, 100);
+    search.run(&Hashed, 100).expect("searches");
     assert_eq!(search.root_visit_count(), child.visits - 1 + 100);
     // Twice more: reuse works on a reused tree.
     let visits = search.root_stats().into_iter().find(|s| s.mv == grandchild.mv).expect("same move").visits;
@@ -126,7 +128,7 @@ fn self_play(seed: u64, plies: usize) -> Vec<(Vec<(xiangqi::Move, u32)>, xiangqi
     let mut record = Vec::new();
     for _ in 0..plies {
         search.add_root_noise();
-        search.run(&Hashed, 400);
+        search.run(&Hashed, 400).expect("searches");
         let visits = search.root_visits();
         let mv = search.choose_move(1.0).expect("game goes on");
         record.push((visits, mv));
@@ -146,13 +148,13 @@ fn the_same_seed_gives_the_same_search() {
 fn root_noise_keeps_priors_a_distribution() {
     let plain = {
         let mut s = Search::new(Xq::new(), params(8), 5);
-        s.run(&Hashed, 1);
+        s.run(&Hashed, 1).expect("searches");
         s.root_stats()
     };
     // Asked for before the root exists: applied when it is expanded.
     let mut s = Search::new(Xq::new(), params(8), 5);
     s.add_root_noise();
-    s.run(&Hashed, 1);
+    s.run(&Hashed, 1).expect("searches");
     let noisy = s.root_stats();
     let sum: f32 = noisy.iter().map(|m| m.prior).sum();
     assert!((sum - 1.0).abs() < 1e-4, "priors sum to {sum}");
@@ -166,7 +168,7 @@ fn root_noise_keeps_priors_a_distribution() {
     // Epsilon 0 changes nothing.
     let mut s = Search::new(Xq::new(), MctsParams { dirichlet_epsilon: 0.0, ..params(8) }, 5);
     s.add_root_noise();
-    s.run(&Hashed, 1);
+    s.run(&Hashed, 1).expect("searches");
     assert_eq!(s.root_stats(), plain);
 }
 
@@ -186,7 +188,7 @@ fn many_trees_fill_one_batch() {
     // One leaf per tree per round: every call is exactly 64 positions (the first is the roots).
     let mut trees = make(1);
     let counting = Counting::default();
-    let stats = search_many(&mut trees, &counting, 50);
+    let stats = search_many(&mut trees, &counting, 50).expect("searches");
     let sizes = counting.0.lock().expect("lock").clone();
     assert_eq!(sizes.len(), 51);
     assert!(sizes.iter().all(|&n| n == 64), "{sizes:?}");
@@ -195,7 +197,7 @@ fn many_trees_fill_one_batch() {
     // Four leaves per tree: up to 256 per call, collisions permitting.
     let mut trees = make(4);
     let counting = Counting::default();
-    let stats = search_many(&mut trees, &counting, 200);
+    let stats = search_many(&mut trees, &counting, 200).expect("searches");
     let sizes = counting.0.lock().expect("lock").clone();
     assert!(sizes.iter().all(|&n| n <= 256));
     assert!(stats.mean_batch > 200.0, "{stats:?}");
@@ -203,7 +205,7 @@ fn many_trees_fill_one_batch() {
     // A finished game in the slice is skipped; the others still run.
     let mut trees = make(2);
     trees[3] = Search::new(xq("R3k4/1R7/9/9/9/9/9/9/9/3K5 b"), params(2), 0);
-    let stats = search_many(&mut trees, &UniformEvaluator, 20);
+    let stats = search_many(&mut trees, &UniformEvaluator, 20).expect("searches");
     assert_eq!(stats.simulations, 63 * 20);
     assert_eq!(trees[3].root_visit_count(), 0);
 }
@@ -212,8 +214,8 @@ fn many_trees_fill_one_batch() {
 struct Tempter(xiangqi::Move);
 
 impl Evaluator<Xq> for Tempter {
-    fn evaluate(&self, batch: &[EvalRequest<'_, Xq>]) -> Vec<Evaluation> {
-        batch
+    fn evaluate(&self, batch: &[EvalRequest<'_, Xq>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
             .iter()
             .map(|r| {
                 let n = r.moves.len() as f32;
@@ -224,7 +226,7 @@ impl Evaluator<Xq> for Tempter {
                 };
                 Evaluation { value: 0.5, priors }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -241,7 +243,7 @@ fn never_completes_a_perpetual_check() {
     for temperature in [0.0, 1.0] {
         for seed in 0..20 {
             let mut search = Search::new(game.clone(), params(8), seed);
-            search.run(&Tempter(losing), 300);
+            search.run(&Tempter(losing), 300).expect("searches");
             let stats = search.root_stats();
             let edge = stats.iter().find(|s| s.mv == losing).expect("h9h8 is legal");
             assert_eq!(edge.proof, Proof::Loss);
@@ -257,7 +259,7 @@ fn always_takes_a_mate_in_one() {
     for seed in 0..20 {
         let mut search = Search::new(game.clone(), params(8), seed);
         search.add_root_noise();
-        search.run(&Hashed, 100);
+        search.run(&Hashed, 100).expect("searches");
         assert_eq!(search.choose_move(1.0), Some(mate), "seed {seed}");
     }
 }
@@ -265,7 +267,7 @@ fn always_takes_a_mate_in_one() {
 #[test]
 fn a_finished_game_is_not_searched() {
     let mut search = Search::new(xq("R3k4/1R7/9/9/9/9/9/9/9/3K5 b"), params(8), 0);
-    let stats = search.run(&UniformEvaluator, 100);
+    let stats = search.run(&UniformEvaluator, 100).expect("searches");
     assert_eq!((stats.simulations, stats.evaluator_calls), (0, 0));
     assert!(search.root_visits().is_empty());
     assert_eq!(search.choose_move(0.0), None);
@@ -276,7 +278,7 @@ fn a_finished_game_is_not_searched() {
 fn draughts_searches_too() {
     let mut search = Search::new(draughts::Game::new(), params(8), 0);
     search.add_root_noise();
-    let stats = search.run(&Hashed, 1000);
+    let stats = search.run(&Hashed, 1000).expect("searches");
     assert_eq!(search.root_visit_count(), 1000);
     assert!(stats.mean_batch > 4.0);
     let mv = search.choose_move(0.0).expect("a move");
@@ -288,13 +290,51 @@ fn draughts_searches_too() {
 struct Broken;
 
 impl Evaluator<Xq> for Broken {
-    fn evaluate(&self, batch: &[EvalRequest<'_, Xq>]) -> Vec<Evaluation> {
-        batch.iter().map(|r| Evaluation { value: 0.0, priors: vec![0.1; r.moves.len() - 1] }).collect()
+    fn evaluate(&self, batch: &[EvalRequest<'_, Xq>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch.iter().map(|r| Evaluation { value: 0.0, priors: vec![0.1; r.moves.len() - 1] }).collect())
     }
 }
 
 #[test]
-#[should_panic(expected = "priors for")]
 fn a_broken_evaluator_is_caught() {
-    Search::new(Xq::new(), params(8), 0).run(&Broken, 10);
+    let mut search = Search::new(Xq::new(), params(8), 0);
+    let e = search.run(&Broken, 10).expect_err("one prior too few");
+    assert!(matches!(e, EvalError::Contract(_)), "{e:?}");
+    assert!(e.to_string().contains("43 priors for the 44 moves of position 0"), "{e}");
+    // Nothing of the broken answer was kept: the tree searches on as if it had not happened.
+    search.run(&Hashed, 10).expect("searches");
+    assert_eq!(search.root_visit_count(), 10);
+}
+
+/// An evaluator that answers a batch with one evaluation too many.
+struct TooMany;
+
+impl Evaluator<Xq> for TooMany {
+    fn evaluate(&self, batch: &[EvalRequest<'_, Xq>]) -> Result<Vec<Evaluation>, EvalError> {
+        let mut out = UniformEvaluator.evaluate(batch)?;
+        out.push(Evaluation { value: 0.0, priors: Vec::new() });
+        Ok(out)
+    }
+}
+
+#[test]
+fn a_wrong_number_of_evaluations_is_an_error() {
+    let e = Search::new(Xq::new(), params(8), 0).run(&TooMany, 10).expect_err("one too many");
+    assert_eq!(e, EvalError::Contract("2 evaluations for 1 positions".into()));
+}
+
+#[test]
+fn an_evaluator_error_is_returned_and_the_search_goes_on() {
+    // The same seeded search, failing at call 5 of 10 and not at all: up to the failure both
+    // trees agree, and the failed one searches on to the full count afterwards.
+    let failing = FailAfter::new(Hashed, 5);
+    let mut search = Search::new(Xq::new(), params(4), 3);
+    let e = search.run(&failing, 100).expect_err("call 5 fails");
+    assert_eq!(e, EvalError::Injected { call: 5 });
+    assert_eq!(failing.calls(), 5, "the search stops at the first failure");
+    let held = search.root_visit_count();
+    assert!(held < 100);
+    search.run(&Hashed, 100 - held).expect("searches");
+    assert_eq!(search.root_visit_count(), 100);
+    assert!(search.choose_move(0.0).is_some());
 }

@@ -5,7 +5,7 @@
 //! draughts shots that only win material.
 
 use game::Game;
-use mcts::{EvalRequest, Evaluation, Evaluator, MctsParams, Proof, Search, UniformEvaluator};
+use mcts::{EvalError, EvalRequest, Evaluation, Evaluator, MctsParams, Proof, Search, UniformEvaluator};
 
 /// One suite position.
 struct Case {
@@ -48,7 +48,7 @@ fn solve<G: Game>(case: &Case, evaluator: &dyn Evaluator<G>, sims: u32) -> (Stri
     let best: Vec<G::Move> =
         case.best.iter().map(|m| game.parse_move(m).unwrap_or_else(|e| panic!("{}: {m}: {e}", case.id))).collect();
     let mut search = Search::new(game, MctsParams::default(), 0);
-    let stats = search.run(evaluator, sims);
+    let stats = search.run(evaluator, sims).expect("searches");
     assert_eq!(stats.simulations, u64::from(sims));
     let mv = search.choose_move(0.0).unwrap_or_else(|| panic!("{}: no move", case.id));
     (search.game().move_to_string(mv), best.contains(&mv), search.root_proof())
@@ -102,8 +102,8 @@ fn draughts_shots_that_win_the_game() {
 struct Material;
 
 impl Evaluator<draughts::Game> for Material {
-    fn evaluate(&self, batch: &[EvalRequest<'_, draughts::Game>]) -> Vec<Evaluation> {
-        batch
+    fn evaluate(&self, batch: &[EvalRequest<'_, draughts::Game>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
             .iter()
             .map(|r| {
                 let pos = r.game.position();
@@ -113,7 +113,7 @@ impl Evaluator<draughts::Game> for Material {
                 let value = ((score(us) - score(!us)) / 3.0).tanh();
                 Evaluation { value, priors: vec![1.0 / r.moves.len() as f32; r.moves.len()] }
             })
-            .collect()
+            .collect())
     }
 }
 

@@ -21,6 +21,7 @@ use crate::config::NetConfig;
 use crate::model::PolicyValueNet;
 use safetensors::SafeTensors;
 use safetensors::tensor::{Dtype, TensorView};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::Path;
 use tch::{Device, Kind, Tensor};
@@ -47,22 +48,73 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> NnError {
     NnError::Checkpoint { path: path.to_path_buf(), message: e.to_string() }
 }
 
-/// Saves `net` to `path` (safetensors), marking it with `step` and the `extra` metadata.
-///
-/// # Errors
-/// The file cannot be written.
-pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]) -> Result<(), NnError> {
+/// One variable as a checkpoint stores it: name, shape, little-endian `f32` bytes.
+type Stored = (String, Vec<usize>, Vec<u8>);
+
+/// Every variable of `net` as stored, in name order, copied to the CPU as `f32`.
+fn stored_tensors(net: &PolicyValueNet) -> Result<Vec<Stored>, NnError> {
     let vars = net.var_store().variables();
     let mut names: Vec<&String> = vars.keys().collect();
     names.sort();
-    let mut buffers: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::with_capacity(names.len());
+    let mut out = Vec::with_capacity(names.len());
     for name in names {
-        let t = vars[name].detach().to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+        let torch = |e: tch::TchError| NnError::Torch(format!("reading variable '{name}': {e}"));
+        let t = vars[name].detach().f_to_device(Device::Cpu).and_then(|t| t.f_to_kind(Kind::Float)).map_err(torch)?;
+        let t = t.f_contiguous().map_err(torch)?;
         let shape: Vec<usize> = t.size().iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
-        let values = Vec::<f32>::try_from(&t.view([-1])).map_err(|e| io_err(path, e))?;
+        let values = Vec::<f32>::try_from(&t.f_view([-1]).map_err(torch)?).map_err(torch)?;
         let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        buffers.push((name.clone(), shape, bytes));
+        out.push((name.clone(), shape, bytes));
     }
+    Ok(out)
+}
+
+/// The SHA-256, in lowercase hex, of tensors given in name order: for each, its name's bytes,
+/// a 0 byte, each dimension as a little-endian `i64`, then its little-endian `f32` bytes.
+fn digest<'a>(tensors: impl IntoIterator<Item = (&'a str, &'a [usize], &'a [u8])>) -> String {
+    let mut hasher = Sha256::new();
+    for (name, shape, bytes) in tensors {
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        for &d in shape {
+            hasher.update(i64::try_from(d).unwrap_or(i64::MAX).to_le_bytes());
+        }
+        hasher.update(bytes);
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of `net`'s weights (64 hex digits): over every variable in name order, its name,
+/// a 0 byte, each dimension as a little-endian `i64` and its values as little-endian `f32`
+/// (what a checkpoint of the net stores, whatever precision the net runs in).
+///
+/// # Errors
+/// A variable cannot be read back from its device.
+pub fn weights_sha256(net: &PolicyValueNet) -> Result<String, NnError> {
+    let tensors = stored_tensors(net)?;
+    Ok(digest(tensors.iter().map(|(n, s, b)| (n.as_str(), s.as_slice(), b.as_slice()))))
+}
+
+/// The content id of `net`'s weights: the first 12 hex digits of [`weights_sha256`], as the
+/// trainer names checkpoints (`<step>-<id>.safetensors`).
+///
+/// # Errors
+/// As [`weights_sha256`].
+pub fn content_id(net: &PolicyValueNet) -> Result<String, NnError> {
+    let mut id = weights_sha256(net)?;
+    id.truncate(CONTENT_ID_LEN);
+    Ok(id)
+}
+
+/// Hex digits of a content id.
+pub const CONTENT_ID_LEN: usize = 12;
+
+/// Saves `net` to `path` (safetensors), marking it with `step` and the `extra` metadata.
+///
+/// # Errors
+/// The file cannot be written, or a variable cannot be read back from its device.
+pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]) -> Result<(), NnError> {
+    let buffers = stored_tensors(net)?;
     let mut views = Vec::with_capacity(buffers.len());
     for (name, shape, bytes) in &buffers {
         let view = TensorView::new(Dtype::F32, shape.clone(), bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
@@ -127,7 +179,7 @@ pub fn load(
         }
     }
     let file = SafeTensors::deserialize(&bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
-    let net = PolicyValueNet::new(game, encoding, config, 0)?;
+    let net = PolicyValueNet::for_loading(game, encoding, config)?;
     let device = net.device();
     let vars = net.var_store().variables();
     tch::no_grad(|| -> Result<(), NnError> {

@@ -25,7 +25,8 @@ pub struct NetConfig {
     /// Half precision for inference on CUDA (ignored on the CPU). Default false.
     pub half: bool,
     /// Threads libtorch uses inside one operation on the CPU (0 = libtorch's default, one per
-    /// core). Default 0.
+    /// core). Default 0. A process-wide setting, applied by the binary with
+    /// [`crate::set_cpu_threads`] where a phase begins, not by building a net.
     pub cpu_threads: usize,
 }
 

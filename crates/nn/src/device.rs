@@ -1,6 +1,19 @@
-//! Device names from configs (`auto`, `cpu`, `cuda`, `cuda:N`) to libtorch devices.
+//! Device names from configs (`auto`, `cpu`, `cuda`, `cuda:N`) to libtorch devices, and the
+//! CPU thread count ([`set_cpu_threads`]).
 
 use tch::Device;
+
+/// Sets the threads libtorch uses inside one operation on the CPU to `n` (`net.cpu_threads`);
+/// 0 leaves the current setting (libtorch's default, one per core, unless changed before).
+///
+/// A process-wide setting: call it where a phase begins (before self-play, the arena or
+/// training builds its nets), never while another thread may be running a net. Building or
+/// loading a net never calls it.
+pub fn set_cpu_threads(n: usize) {
+    if n > 0 {
+        tch::set_num_threads(i32::try_from(n).unwrap_or(i32::MAX));
+    }
+}
 
 /// Reads a device name. `auto` picks the first CUDA device when libtorch sees one.
 ///

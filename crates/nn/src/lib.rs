@@ -10,7 +10,9 @@
 //! - [`evaluator`]: the shared glue: encoding a batch, softmax over legal moves.
 //!
 //! Devices: `auto`, `cpu`, `cuda`, `cuda:N` ([`device::parse_device`]); inference runs without
-//! gradients, in half precision on CUDA when the config asks.
+//! gradients, in half precision on CUDA when the config asks. Building or loading a net changes
+//! no libtorch-wide setting: the binary sets the CPU thread count with [`set_cpu_threads`] at
+//! phase boundaries, and only fresh weights touch the global generator (seeded, under a lock).
 
 pub mod checkpoint;
 pub mod config;
@@ -20,6 +22,7 @@ pub mod model;
 pub mod service;
 
 pub use config::NetConfig;
+pub use device::set_cpu_threads;
 pub use model::PolicyValueNet;
 pub use service::{InferenceService, ServiceConfig, ServiceEvaluator, ServiceStats};
 
@@ -39,6 +42,9 @@ pub enum NnError {
         /// What is wrong.
         message: String,
     },
+    /// A libtorch operation failed (reading weights back from the device, say).
+    #[error("libtorch: {0}")]
+    Torch(String),
     /// A checkpoint made for another game, encoding or architecture.
     #[error("checkpoint {} was made for {field} '{found}', but this net needs '{expected}'", path.display())]
     Mismatch {

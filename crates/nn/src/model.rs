@@ -12,20 +12,65 @@
 //!
 //! Squeeze-and-excitation, when on, gates each block's channels by a sigmoid of a two-layer
 //! bottleneck over the block's global average.
+//!
+//! **libtorch's global state.** Building a net changes no process-wide setting: the CPU thread
+//! count is the binary's business ([`crate::set_cpu_threads`], called at phase boundaries, never
+//! while another thread runs a net). Fresh weights are drawn from libtorch's global generator,
+//! seeded with the caller's seed; seeding and drawing happen under one process-wide lock, so two
+//! threads building nets at once cannot interleave them and each net is exactly what its seed
+//! makes alone. A net built to load a checkpoint into ([`PolicyValueNet::for_loading`]) starts
+//! from constants and draws nothing: loading never touches the generator.
 
 use crate::NnError;
 use crate::config::NetConfig;
 use crate::device::parse_device;
 use encode::EncodingInfo;
+use std::sync::{Mutex, PoisonError};
 use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 /// Channels of the value head's 1x1 convolution.
 const VALUE_CHANNELS: i64 = 2;
 
-fn conv(p: nn::Path<'_>, cin: i64, cout: i64, k: i64) -> nn::Conv2D {
-    let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
-    nn::conv2d(p, cin, cout, k, cfg)
+/// Held while libtorch's generator is seeded and fresh weights are drawn from it.
+static FRESH_WEIGHTS: Mutex<()> = Mutex::new(());
+
+/// How the layers' weights start: libtorch's default initialisers (drawing from its generator),
+/// or constants that draw nothing (for a net whose weights are about to be loaded).
+#[derive(Copy, Clone, Debug)]
+struct Inits {
+    random: bool,
+}
+
+impl Inits {
+    fn conv(self, k: i64) -> nn::ConvConfig {
+        let cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
+        if self.random { cfg } else { nn::ConvConfig { ws_init: nn::Init::Const(0.0), ..cfg } }
+    }
+
+    fn linear(self) -> nn::LinearConfig {
+        if self.random {
+            nn::LinearConfig::default()
+        } else {
+            nn::LinearConfig { ws_init: nn::Init::Const(0.0), bs_init: Some(nn::Init::Const(0.0)), bias: true }
+        }
+    }
+
+    fn batch_norm(self) -> nn::BatchNormConfig {
+        if self.random {
+            nn::BatchNormConfig::default()
+        } else {
+            nn::BatchNormConfig {
+                ws_init: nn::Init::Const(1.0),
+                bs_init: nn::Init::Const(0.0),
+                ..nn::BatchNormConfig::default()
+            }
+        }
+    }
+}
+
+fn conv(p: nn::Path<'_>, cin: i64, cout: i64, k: i64, inits: Inits) -> nn::Conv2D {
+    nn::conv2d(p, cin, cout, k, inits.conv(k))
 }
 
 #[derive(Debug)]
@@ -44,16 +89,16 @@ struct Block {
 }
 
 impl Block {
-    fn new(p: &nn::Path<'_>, c: i64, se_ratio: i64) -> Block {
+    fn new(p: &nn::Path<'_>, c: i64, se_ratio: i64, inits: Inits) -> Block {
         let se = (se_ratio > 0).then(|| SqueezeExcite {
-            fc1: nn::linear(p / "se1", c, c / se_ratio, Default::default()),
-            fc2: nn::linear(p / "se2", c / se_ratio, c, Default::default()),
+            fc1: nn::linear(p / "se1", c, c / se_ratio, inits.linear()),
+            fc2: nn::linear(p / "se2", c / se_ratio, c, inits.linear()),
         });
         Block {
-            conv1: conv(p / "conv1", c, c, 3),
-            bn1: nn::batch_norm2d(p / "bn1", c, Default::default()),
-            conv2: conv(p / "conv2", c, c, 3),
-            bn2: nn::batch_norm2d(p / "bn2", c, Default::default()),
+            conv1: conv(p / "conv1", c, c, 3, inits),
+            bn1: nn::batch_norm2d(p / "bn1", c, inits.batch_norm()),
+            conv2: conv(p / "conv2", c, c, 3, inits),
+            bn2: nn::batch_norm2d(p / "bn2", c, inits.batch_norm()),
             se,
         }
     }
@@ -94,36 +139,59 @@ fn dim(v: usize) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// Checks `config` and finds its device.
+fn checked_device(config: &NetConfig) -> Result<Device, NnError> {
+    config.validate().map_err(NnError::Config)?;
+    parse_device(&config.device).map_err(NnError::Config)
+}
+
 impl PolicyValueNet {
     /// A freshly initialised net for `game` with `encoding`, on the device of `config`.
-    /// Initialisation draws from libtorch's generator seeded with `seed`.
+    /// Initialisation draws from libtorch's generator seeded with `seed`, under a process-wide
+    /// lock (see the module docs): the same seed and config give the same weights, whatever
+    /// other threads do. `config.cpu_threads` is not applied here ([`crate::set_cpu_threads`]).
     ///
     /// # Errors
     /// A bad config (a field out of range, an unknown or absent device).
     pub fn new(game: &str, encoding: EncodingInfo, config: &NetConfig, seed: u64) -> Result<PolicyValueNet, NnError> {
-        config.validate().map_err(NnError::Config)?;
-        let device = parse_device(&config.device).map_err(NnError::Config)?;
-        if config.cpu_threads > 0 {
-            tch::set_num_threads(i32::try_from(config.cpu_threads).unwrap_or(i32::MAX));
-        }
+        let device = checked_device(config)?;
+        let _drawing = FRESH_WEIGHTS.lock().unwrap_or_else(PoisonError::into_inner);
         tch::manual_seed(i64::from_ne_bytes(seed.to_ne_bytes()));
+        Ok(PolicyValueNet::build(game, encoding, config, device, Inits { random: true }))
+    }
+
+    /// A net for `game` with `encoding` whose weights are constants (convolutions and linear
+    /// layers zero, batch norm the identity), to load a checkpoint into. Draws nothing from
+    /// libtorch's generator and takes no lock.
+    ///
+    /// # Errors
+    /// As [`PolicyValueNet::new`].
+    pub fn for_loading(game: &str, encoding: EncodingInfo, config: &NetConfig) -> Result<PolicyValueNet, NnError> {
+        let device = checked_device(config)?;
+        Ok(PolicyValueNet::build(game, encoding, config, device, Inits { random: false }))
+    }
+
+    /// Makes the layers in a fixed order (the order fresh weights are drawn in: changing it
+    /// changes every seeded net).
+    fn build(game: &str, encoding: EncodingInfo, config: &NetConfig, device: Device, inits: Inits) -> PolicyValueNet {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let c = dim(config.channels);
         let (h, w) = (dim(encoding.height), dim(encoding.width));
-        let stem = conv(&root / "stem", dim(encoding.planes), c, 3);
-        let stem_bn = nn::batch_norm2d(&root / "stem_bn", c, Default::default());
-        let blocks =
-            (0..config.blocks).map(|i| Block::new(&(&root / format!("block{i}")), c, dim(config.se_ratio))).collect();
+        let stem = conv(&root / "stem", dim(encoding.planes), c, 3, inits);
+        let stem_bn = nn::batch_norm2d(&root / "stem_bn", c, inits.batch_norm());
+        let blocks = (0..config.blocks)
+            .map(|i| Block::new(&(&root / format!("block{i}")), c, dim(config.se_ratio), inits))
+            .collect();
         let pc = dim(config.policy_channels);
-        let policy_conv = conv(&root / "policy_conv", c, pc, 1);
-        let policy_bn = nn::batch_norm2d(&root / "policy_bn", pc, Default::default());
-        let policy_fc = nn::linear(&root / "policy_fc", pc * h * w, dim(encoding.policy_size), Default::default());
-        let value_conv = conv(&root / "value_conv", c, VALUE_CHANNELS, 1);
-        let value_bn = nn::batch_norm2d(&root / "value_bn", VALUE_CHANNELS, Default::default());
+        let policy_conv = conv(&root / "policy_conv", c, pc, 1, inits);
+        let policy_bn = nn::batch_norm2d(&root / "policy_bn", pc, inits.batch_norm());
+        let policy_fc = nn::linear(&root / "policy_fc", pc * h * w, dim(encoding.policy_size), inits.linear());
+        let value_conv = conv(&root / "value_conv", c, VALUE_CHANNELS, 1, inits);
+        let value_bn = nn::batch_norm2d(&root / "value_bn", VALUE_CHANNELS, inits.batch_norm());
         let vh = dim(config.value_hidden);
-        let value_fc1 = nn::linear(&root / "value_fc1", VALUE_CHANNELS * h * w, vh, Default::default());
-        let value_fc2 = nn::linear(&root / "value_fc2", vh, 1, Default::default());
+        let value_fc1 = nn::linear(&root / "value_fc1", VALUE_CHANNELS * h * w, vh, inits.linear());
+        let value_fc2 = nn::linear(&root / "value_fc2", vh, 1, inits.linear());
         let mut net = PolicyValueNet {
             vs,
             stem,
@@ -145,7 +213,7 @@ impl PolicyValueNet {
             net.vs.half();
             net.kind = Kind::Half;
         }
-        Ok(net)
+        net
     }
 
     /// A fresh net for the game `G`, with `G`'s encoding.

@@ -13,7 +13,7 @@
 use crate::evaluator::{EncodedBatch, evaluations};
 use crate::model::PolicyValueNet;
 use encode::Encode;
-use mcts::{EvalRequest, Evaluation, Evaluator};
+use mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -169,9 +169,9 @@ impl<G> Clone for ServiceEvaluator<G> {
 }
 
 impl<G: Encode> Evaluator<G> for ServiceEvaluator<G> {
-    /// # Panics
-    /// If the inference thread has stopped (the net failed on the device): search cannot go on.
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Vec<Evaluation> {
+    /// # Errors
+    /// [`EvalError::Stopped`] if the inference thread has stopped.
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
         let mut encoded = EncodedBatch::default();
         encoded.encode(batch);
         let (reply_tx, reply_rx) = mpsc::channel();
@@ -180,10 +180,10 @@ impl<G: Encode> Evaluator<G> for ServiceEvaluator<G> {
         let sent = self.tx.as_ref().is_some_and(|tx| tx.send(Job::Eval { batch: encoded, reply: reply_tx }).is_ok());
         let reply = if sent { reply_rx.recv().ok() } else { None };
         let Some(reply) = reply else {
-            panic!("the inference thread has stopped (see its error above); no evaluation possible")
+            return Err(EvalError::Stopped("the inference thread has stopped".into()));
         };
         let view = EncodedBatch { planes: Vec::new(), indices, offsets, hashes: Vec::new() };
-        evaluations(&view, &reply.logits, &reply.values)
+        Ok(evaluations(&view, &reply.logits, &reply.values))
     }
 }
 

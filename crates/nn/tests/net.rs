@@ -177,11 +177,11 @@ fn service_answers_like_a_direct_forward_pass() {
         for chunk in requests.chunks(8) {
             let ev = service.evaluator::<xiangqi::Game>();
             let games_chunk = chunk;
-            s.spawn(move || ev.evaluate(games_chunk));
+            s.spawn(move || ev.evaluate(games_chunk).expect("evaluates"));
         }
     });
     let ev = service.evaluator::<xiangqi::Game>();
-    let first = ev.evaluate(&requests);
+    let first = ev.evaluate(&requests).expect("evaluates");
     check(&first);
     let stats = service.stats();
     // The second pass over the same positions is answered from the cache, but for slots two

@@ -4,7 +4,9 @@
 //! - [`Selfplay`]: one self-play process's setup; [`Selfplay::run`] starts its workers
 //!   (`workers` threads, each with `games_in_flight` games whose leaves go to the evaluator in
 //!   one batch per round) and returns when they are done: the game quota is played, or the
-//!   stop flag is set (then the finished games are written and the rest dropped).
+//!   stop flag is set (then the finished games are written and the rest dropped), or an error
+//!   stops every worker (an evaluator that fails, a shard that cannot be written: the finished
+//!   games are written, the games in flight dropped, and the error returned).
 //! - [`ModelSource`]: where the evaluator comes from and how a newer model is picked up
 //!   (between games). This crate knows nothing of nets: the `qizero` binary implements the
 //!   source with `nn` (newest checkpoint, else a random net); tests use [`FixedModel`] with
@@ -63,8 +65,17 @@ pub enum SelfplayError {
         /// The operating system's error.
         error: std::io::Error,
     },
-    /// A worker's search panicked (an evaluator broke its contract, or the inference thread
-    /// died). Its finished games were written first.
+    /// The evaluator failed (a forward pass, a device copy, a stopped inference service): the
+    /// worker stopped, its games in flight were dropped, and its finished games were written.
+    #[error("self-play worker {worker}: {error}")]
+    Evaluation {
+        /// The worker's index.
+        worker: usize,
+        /// The evaluator's error, naming the cause.
+        error: mcts::EvalError,
+    },
+    /// A worker's search panicked (an evaluator that panicked rather than return an error).
+    /// Its finished games were written first.
     #[error("self-play worker {worker} panicked: {message}")]
     WorkerPanicked {
         /// The worker's index.
@@ -108,8 +119,10 @@ impl<G: Encode> Selfplay<'_, G> {
     ///
     /// # Errors
     /// A configuration out of range (before anything is played); a shard that cannot be
-    /// written; the model source failing; a worker that panicked. The first error stops every
-    /// worker; each writes its finished games before returning.
+    /// written; the model source failing; the evaluator failing
+    /// ([`SelfplayError::Evaluation`]); a worker that panicked. The first error stops every
+    /// worker; each writes its finished games before returning and drops its games in flight
+    /// (a game whose search failed is never written, not even in part).
     pub fn run(&self) -> Result<Totals, SelfplayError> {
         self.config.validate()?;
         self.mcts.validate()?;

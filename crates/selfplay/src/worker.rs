@@ -25,8 +25,10 @@
 //! out, in which case the first such side is noted, to measure the false-resign rate.
 //!
 //! Stopping (the caller's stop flag, another worker's failure, or the quota): games in flight
-//! are dropped, the finished ones are written. A panic inside the search (an evaluator that
-//! broke its contract) is caught long enough to write the finished games, then reported.
+//! are dropped, the finished ones are written. An evaluator error stops the worker the same
+//! way and is reported ([`crate::SelfplayError::Evaluation`]); the games whose search failed
+//! are among those dropped. A panic inside the search (an evaluator that panicked) is caught
+//! long enough to write the finished games, then reported.
 
 use crate::model::ModelSource;
 use crate::progress::{GameResult, Observer, Progress, ShardReport, Totals};
@@ -178,7 +180,10 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
                 .min();
             let step = need.unwrap_or(1).min(self.shared.mcts.leaves_per_batch.max(1));
             let model = self.shared.source.current();
-            let stats = search_many(&mut self.searches, &*model.evaluator, step);
+            // A failed round leaves every game unfinished: they are dropped with the worker's
+            // other games in flight, and only the games finished before are written.
+            let stats = search_many(&mut self.searches, &*model.evaluator, step)
+                .map_err(|error| SelfplayError::Evaluation { worker: self.index, error })?;
             for t in [&mut self.unreported, &mut self.shard_totals] {
                 t.simulations += stats.simulations;
                 t.evaluator_calls += stats.evaluator_calls;

@@ -3,12 +3,12 @@
 //! worker process killed with SIGKILL at random moments.
 
 use game::{Game, Side};
-use mcts::{EvalRequest, Evaluation, Evaluator, MctsParams, UniformEvaluator};
+use mcts::{EvalError, EvalRequest, Evaluation, Evaluator, FailAfter, MctsParams, UniformEvaluator};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use selfplay::{
-    FixedModel, Model, ModelSource, NoObserver, Observer, Progress, Selfplay, SelfplayConfig, ShardReport, SourceError,
-    Totals,
+    FixedModel, Model, ModelSource, NoObserver, Observer, Progress, Selfplay, SelfplayConfig, SelfplayError,
+    ShardReport, SourceError, Totals,
 };
 use shard::{GameRecord, Shard};
 use std::collections::HashSet;
@@ -181,15 +181,15 @@ fn same_seed_same_games() {
 struct FirstIsLost;
 
 impl<G: Game> Evaluator<G> for FirstIsLost {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Vec<Evaluation> {
-        batch
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
             .iter()
             .map(|r| {
                 let n = r.moves.len();
                 let value = if r.game.side_to_move() == Side::First { -0.99 } else { 0.99 };
                 Evaluation { value, priors: vec![1.0 / n as f32; n] }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -419,7 +419,7 @@ struct DiesAfter {
 }
 
 impl<G: Game> Evaluator<G> for DiesAfter {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
         if self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= self.limit {
             panic!("the evaluator died");
         }
@@ -452,5 +452,104 @@ fn a_panicking_evaluator_is_an_error_after_the_finished_games_are_written() {
     let shards = read_all(&dir);
     assert_eq!(shards.len(), 1);
     assert_eq!(shards[0].1.games.len() as u64, finished, "every finished game was written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// For each shard written, the failing evaluator's call count at that moment.
+struct CallsAtWrite {
+    evaluator: Arc<FailAfter<UniformEvaluator>>,
+    writes: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Observer for CallsAtWrite {
+    fn shard_written(&self, _report: &ShardReport) {
+        self.writes.lock().expect("not poisoned").push(self.evaluator.calls());
+    }
+}
+
+/// Self-play (one worker, four games in flight) with an evaluator that fails on its `fail_on`-th
+/// call and every call after: the error, the finished games' count, the evaluator.
+fn play_until_failure(
+    config: &SelfplayConfig,
+    dir: &Path,
+    fail_on: u64,
+    observe: impl FnOnce(&Arc<FailAfter<UniformEvaluator>>) -> Box<dyn Observer>,
+) -> (SelfplayError, u64, Arc<FailAfter<UniformEvaluator>>) {
+    let failing = Arc::new(FailAfter::new(UniformEvaluator, fail_on));
+    let evaluator: Arc<dyn Evaluator<xiangqi::Game>> = Arc::clone(&failing) as Arc<dyn Evaluator<xiangqi::Game>>;
+    let source = FixedModel(Model { id: "uniform".into(), evaluator });
+    let observer = observe(&failing);
+    let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
+    let selfplay = Selfplay::<xiangqi::Game> {
+        config,
+        mcts: &mcts,
+        source: &source,
+        shard_dir: dir,
+        seed: 7,
+        instance: 0,
+        max_games: None,
+        stop: &stop,
+        progress: &progress,
+        observer: &*observer,
+    };
+    let e = selfplay.run().expect_err("the evaluator fails");
+    (e, progress.snapshot().games, failing)
+}
+
+#[test]
+fn an_evaluator_error_stops_self_play_and_drops_the_games_in_flight() {
+    const FAIL_ON: u64 = 200;
+    // One shard per game: the worker writes each game the moment it ends, before its next
+    // search round, so the evaluator's call count at each write says whether that game ended
+    // before the failing call. A game in flight at the failure written afterwards (finished
+    // or cut short) would show a count of FAIL_ON.
+    let config = SelfplayConfig { games_per_shard: 1, max_plies: 6, fast_simulations: 0, ..micro() };
+    let dir = temp_dir("eval-error");
+    let writes = Arc::new(Mutex::new(Vec::new()));
+    let (e, finished, failing) = play_until_failure(&config, &dir, FAIL_ON, |failing| {
+        Box::new(CallsAtWrite { evaluator: Arc::clone(failing), writes: Arc::clone(&writes) })
+    });
+    assert!(
+        matches!(&e, SelfplayError::Evaluation { worker: 0, error: EvalError::Injected { call: FAIL_ON } }),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "self-play worker 0: injected evaluator failure on call 200");
+    assert_eq!(failing.calls(), FAIL_ON, "the worker stops at the first failed call");
+    let writes = writes.lock().expect("not poisoned").clone();
+    assert!(!writes.is_empty(), "games finished before the failure");
+    assert!(writes.iter().all(|&calls| calls < FAIL_ON), "a shard was written after the failure: {writes:?}");
+    let shards = read_all(&dir);
+    assert_eq!(shards.len(), writes.len());
+    assert_eq!(shards.len() as u64, finished, "every finished game is written, and nothing else");
+    check_games::<xiangqi::Game>(&shards, &config, &[selfplay::seed::worker_seed(7, 0, 0)]);
+    let mut before: Vec<GameRecord> = shards.into_iter().flat_map(|(_, s)| s.games).collect();
+    before.sort_by_key(|g| g.game_id);
+
+    // The same games with every finished game buffered until the worker stops: its last shard,
+    // written after the failure, holds exactly the games that ended before it.
+    let buffered = SelfplayConfig { games_per_shard: 1000, ..config.clone() };
+    let dir_buffered = temp_dir("eval-error-buffered");
+    let (e, finished, _) = play_until_failure(&buffered, &dir_buffered, FAIL_ON, |_| Box::new(NoObserver));
+    assert!(matches!(e, SelfplayError::Evaluation { .. }), "{e:?}");
+    let shards = read_all(&dir_buffered);
+    assert_eq!(shards.len(), 1);
+    let mut after: Vec<GameRecord> = shards.into_iter().flat_map(|(_, s)| s.games).collect();
+    after.sort_by_key(|g| g.game_id);
+    assert_eq!(after.len() as u64, finished);
+    assert_eq!(after, before, "the games finished before the failure, and no game that was in flight");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&dir_buffered);
+}
+
+#[test]
+fn an_evaluator_error_stops_every_worker() {
+    let config = SelfplayConfig { workers: 3, games_per_shard: 1, max_plies: 6, ..micro() };
+    let dir = temp_dir("eval-error-workers");
+    let (e, finished, _) = play_until_failure(&config, &dir, 120, |_| Box::new(NoObserver));
+    assert!(matches!(e, SelfplayError::Evaluation { error: EvalError::Injected { .. }, .. }), "{e:?}");
+    let shards = read_all(&dir);
+    assert_eq!(shards.len() as u64, finished);
+    let seeds: Vec<u64> = (0..3).map(|k| selfplay::seed::worker_seed(7, 0, k)).collect();
+    check_games::<xiangqi::Game>(&shards, &config, &seeds);
     let _ = std::fs::remove_dir_all(&dir);
 }

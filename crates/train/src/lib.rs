@@ -56,10 +56,10 @@ pub mod window;
 
 pub use config::{ConfigError, OptimizerKind, Schedule, TrainConfig};
 pub use lineage::{Lineage, MeanLosses};
+/// The content id checkpoints are named by; it lives with the checkpoint format in `nn`.
+pub use nn::checkpoint::content_id;
 pub use optim::Optimizer;
-pub use trainer::{
-    Event, Metrics, Readiness, RunOptions, RunSummary, StepStats, StopReason, Trainer, TrainerSetup, content_id,
-};
+pub use trainer::{Event, Metrics, Readiness, RunOptions, RunSummary, StepStats, StopReason, Trainer, TrainerSetup};
 pub use window::{CorruptShard, ReplayWindow, WindowInfo, WindowSnapshot};
 
 use std::path::{Path, PathBuf};

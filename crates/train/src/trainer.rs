@@ -14,15 +14,14 @@
 //! from a window that a rescan has since replaced is thrown away and rebuilt, so batch `s` is
 //! always drawn from the window current when step `s` begins.
 
+use crate::TrainError;
 use crate::batch::{self, Batch};
 use crate::config::TrainConfig;
 use crate::lineage::{self, Lineage, MeanLosses};
 use crate::optim::Optimizer;
 use crate::window::{CorruptShard, ReplayWindow, WindowSnapshot};
-use crate::{TrainError, fsutil};
 use encode::Encode;
 use nn::{NetConfig, PolicyValueNet};
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -406,7 +405,7 @@ impl<G: Encode> Trainer<G> {
     /// # Errors
     /// A file cannot be written.
     pub fn checkpoint(&mut self) -> Result<Lineage, TrainError> {
-        let id = content_id(&self.net)?;
+        let id = nn::checkpoint::content_id(&self.net)?;
         let weights = format!("{}-{id}.safetensors", self.step);
         let optimizer_state = format!("{}.optim.safetensors", self.step);
         let (step_text, samples_text) = (self.step.to_string(), self.samples_seen.to_string());
@@ -571,32 +570,6 @@ pub(crate) fn read_losses(policy: &Tensor, value: &Tensor, total: &Tensor) -> Re
         .f_to_kind(Kind::Double)?;
     let v = Vec::<f64>::try_from(&all)?;
     Ok((v[0], v[1], v[2]))
-}
-
-/// The content id of a net's weights: the first 12 hex digits of the SHA-256 over every
-/// variable in name order (name, shape, little-endian `f32` values).
-///
-/// # Errors
-/// A variable cannot be read back from its device.
-pub fn content_id(net: &PolicyValueNet) -> Result<String, TrainError> {
-    let vars = net.var_store().variables();
-    let mut names: Vec<&String> = vars.keys().collect();
-    names.sort();
-    let mut hasher = Sha256::new();
-    for name in names {
-        let t = vars[name].detach().to_device(tch::Device::Cpu).to_kind(Kind::Float).contiguous();
-        let values = Vec::<f32>::try_from(&t.view([-1])).map_err(|e| TrainError::Torch(format!("{name}: {e}")))?;
-        hasher.update(name.as_bytes());
-        hasher.update([0]);
-        for d in t.size() {
-            hasher.update(d.to_le_bytes());
-        }
-        for v in values {
-            hasher.update(v.to_le_bytes());
-        }
-    }
-    let digest = fsutil::hex(&hasher.finalize());
-    Ok(digest[..12].to_owned())
 }
 
 /// Removes temporary files and checkpoint files newer than `newest` (the newest manifest's
