@@ -228,18 +228,26 @@ struct Played {
     names: [String; 2],
 }
 
+/// Why a game has no result.
+enum Unfinished {
+    /// A fatal agent error ([`AgentError::is_fatal`]): the side whose agent failed, and why.
+    Fatal(Side, AgentError),
+    /// The match's stop flag was raised: the game was abandoned between two moves.
+    Stopped,
+}
+
 /// Plays one game from `start` between `agents`, by colour (`Side::First`'s agent first; an
-/// agent that could not be built forfeits at once).
+/// agent that could not be built forfeits at once), until it ends or `stop` is raised.
 ///
 /// # Errors
-/// A fatal agent error ([`AgentError::is_fatal`]): the side whose agent failed, and why; the
-/// game has no result.
+/// [`Unfinished`]: the game has no result.
 fn play_game<G: ArenaGame>(
     start: &G,
     mut agents: [Result<Box<dyn Agent<G>>, AgentError>; 2],
     specs: [&str; 2],
     max_plies: usize,
-) -> Result<Played, (Side, AgentError)> {
+    stop: &AtomicBool,
+) -> Result<Played, Unfinished> {
     let names = [0, 1].map(|i| agents[i].as_ref().map_or_else(|_| specs[i].to_string(), |a| a.name()));
     let forfeit = |side: Side, error: &AgentError| {
         let reason = format!("{} ({}): {error}", G::SIDE_NAMES[side.index()], names[side.index()]);
@@ -258,7 +266,7 @@ fn play_game<G: ArenaGame>(
         };
         if let Some(e) = failure {
             if e.is_fatal() {
-                return Err((side, e));
+                return Err(Unfinished::Fatal(side, e));
             }
             end = Some(forfeit(side, &e));
             break;
@@ -267,6 +275,9 @@ fn play_game<G: ArenaGame>(
     let (outcome, reason) = loop {
         if let Some(end) = end {
             break end;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(Unfinished::Stopped);
         }
         if let Some(outcome) = game.outcome() {
             break (outcome, None);
@@ -291,17 +302,19 @@ fn play_game<G: ArenaGame>(
                 };
                 end = Some(forfeit(side, &e));
             }
-            Err(e) if e.is_fatal() => return Err((side, e)),
+            Err(e) if e.is_fatal() => return Err(Unfinished::Fatal(side, e)),
             Err(e) => end = Some(forfeit(side, &e)),
         }
     };
     Ok(Played { outcome, forfeit: reason, moves, names })
 }
 
-/// Plays game number `index` of the match (see the module docs) and makes its record.
+/// Plays game number `index` of the match (see the module docs) and makes its record; `None`
+/// if `stop` was raised before it ended.
 ///
 /// # Errors
 /// [`MatchError::Evaluation`] when an agent's evaluator failed.
+#[allow(clippy::too_many_arguments)]
 fn play_numbered<G: ArenaGame>(
     a: &AgentSpec,
     b: &AgentSpec,
@@ -310,7 +323,8 @@ fn play_numbered<G: ArenaGame>(
     nets: &dyn NetSource<G>,
     index: usize,
     date: &str,
-) -> Result<GameResult, MatchError> {
+    stop: &AtomicBool,
+) -> Result<Option<GameResult>, MatchError> {
     let opening = (index / 2) % openings.len();
     let a_side = if index % 2 == 0 { Side::First } else { Side::Second };
     let start = &openings[opening];
@@ -323,10 +337,14 @@ fn play_numbered<G: ArenaGame>(
     } else {
         ([agent_b, agent_a], [b.text.as_str(), a.text.as_str()])
     };
-    let played = play_game(start, agents, specs, config.max_plies).map_err(|(side, source)| {
-        let which = if side == a_side { "A" } else { "B" };
-        MatchError::Evaluation { game: index + 1, which, source }
-    })?;
+    let played = match play_game(start, agents, specs, config.max_plies, stop) {
+        Ok(played) => played,
+        Err(Unfinished::Stopped) => return Ok(None),
+        Err(Unfinished::Fatal(side, source)) => {
+            let which = if side == a_side { "A" } else { "B" };
+            return Err(MatchError::Evaluation { game: index + 1, which, source });
+        }
+    };
     let fen = start.fen();
     let record = GameRecord {
         event: config.event.clone(),
@@ -344,7 +362,7 @@ fn play_numbered<G: ArenaGame>(
         comment: played.forfeit.as_ref().map(|r| format!("forfeit: {r}")),
         moves: played.moves,
     };
-    Ok(GameResult {
+    Ok(Some(GameResult {
         index,
         opening,
         a_side,
@@ -352,7 +370,7 @@ fn play_numbered<G: ArenaGame>(
         forfeit: played.forfeit,
         plies: record.moves.len(),
         record,
-    })
+    }))
 }
 
 /// Writes a record through [`durable::write_atomic`], so a reader never sees half of one.
@@ -362,8 +380,14 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), MatchError> {
 }
 
 /// Plays a match of `config.games` games between A and B from `openings` (see the module docs),
-/// MCTS agents taking their nets from `nets`, calling `on_game` with each finished game and the running score (from A's view) as it comes
-/// in, and writing each game's record to `config.out_dir` if set (`<game>-0001.pgn|pdn`).
+/// MCTS agents taking their nets from `nets`, calling `on_game` with each finished game and the
+/// running score (from A's view) as it comes in, and writing each game's record to
+/// `config.out_dir` if set (`<game>-0001.pgn|pdn`).
+///
+/// `stop` ends the match at a safe point: no game starts after it is raised, and games under way
+/// are abandoned between two moves. A stopped match returns `None`, so a caller never takes a
+/// part of a match for the whole (records of games finished before the stop stay on disk; a
+/// replayed match writes them again).
 ///
 /// # Errors
 /// A spec for the other game, an agent that cannot start before the first game, no openings, a
@@ -376,8 +400,9 @@ pub fn run_match<G: ArenaGame>(
     openings: &[G],
     config: &MatchConfig,
     nets: &dyn NetSource<G>,
+    stop: &AtomicBool,
     mut on_game: impl FnMut(&GameResult, &Score),
-) -> Result<MatchResult, MatchError> {
+) -> Result<Option<MatchResult>, MatchError> {
     a.check_game(G::NAME).map_err(|source| MatchError::Spec { which: "A", source })?;
     b.check_game(G::NAME).map_err(|source| MatchError::Spec { which: "B", source })?;
     if openings.is_empty() {
@@ -407,14 +432,20 @@ pub fn run_match<G: ArenaGame>(
             s.spawn(move || {
                 loop {
                     let index = config.first_game + next.fetch_add(1, Ordering::Relaxed);
-                    if index >= config.first_game + config.games || abort.load(Ordering::Relaxed) {
+                    let stopping = abort.load(Ordering::Relaxed) || stop.load(Ordering::Relaxed);
+                    if index >= config.first_game + config.games || stopping {
                         break;
                     }
-                    let result = play_numbered(a, b, openings, config, nets, index, date);
-                    if result.is_err() {
-                        // Stop this thread and the others before the next game starts.
-                        abort.store(true, Ordering::Relaxed);
-                    }
+                    let result = match play_numbered(a, b, openings, config, nets, index, date, stop) {
+                        Ok(Some(result)) => Ok(result),
+                        // Stopped: the game is dropped, and so is the match.
+                        Ok(None) => break,
+                        Err(e) => {
+                            // Stop this thread and the others before the next game starts.
+                            abort.store(true, Ordering::Relaxed);
+                            Err(e)
+                        }
+                    };
                     if tx.send(result).is_err() {
                         break;
                     }
@@ -423,7 +454,8 @@ pub fn run_match<G: ArenaGame>(
         }
         drop(tx);
         for result in rx {
-            if failure.is_some() {
+            // After a failure or a stop the match has no result: what is left is dropped.
+            if failure.is_some() || stop.load(Ordering::Relaxed) {
                 continue;
             }
             let result = match result {
@@ -450,6 +482,10 @@ pub fn run_match<G: ArenaGame>(
     if let Some(e) = failure {
         return Err(e);
     }
+    if results.len() < config.games {
+        // Stopped before every game was played: no result for the match.
+        return Ok(None);
+    }
     results.sort_by_key(|r| r.index);
-    Ok(MatchResult { score, games: results })
+    Ok(Some(MatchResult { score, games: results }))
 }

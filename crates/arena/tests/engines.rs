@@ -8,9 +8,13 @@
 use arena::{AgentSpec, ArenaGame, MatchConfig, MatchResult, run_match};
 use game::WinReason;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
+
+/// Never raised: these matches play to the end.
+static GO: AtomicBool = AtomicBool::new(false);
 
 fn spec(text: &str) -> AgentSpec {
     AgentSpec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -31,8 +35,9 @@ fn available(present: bool, what: &str) -> bool {
 
 fn play<G: ArenaGame>(a: &str, b: &str, config: &MatchConfig) -> MatchResult {
     let openings = arena::openings::shipped::<G>();
-    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, |_, _| {})
+    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, &GO, |_, _| {})
         .unwrap_or_else(|e| panic!("match: {e}"))
+        .expect("not stopped")
 }
 
 fn assert_no_forfeits(result: &MatchResult) {

@@ -8,6 +8,10 @@ use game::{DrawReason, Outcome};
 use mcts::{EvalError, Evaluator, FailAfter, UniformEvaluator};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// Never raised: these matches play to the end.
+static GO: AtomicBool = AtomicBool::new(false);
 
 fn spec(text: &str) -> AgentSpec {
     AgentSpec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -22,8 +26,9 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn play<G: ArenaGame>(a: &str, b: &str, config: &MatchConfig) -> MatchResult {
     let openings = arena::openings::shipped::<G>();
-    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, |_, _| {})
+    run_match::<G>(&spec(a), &spec(b), &openings, config, &arena::NoNets, &GO, |_, _| {})
         .unwrap_or_else(|e| panic!("match: {e}"))
+        .expect("not stopped")
 }
 
 fn alphabeta_beats_random<G: ArenaGame>() {
@@ -120,14 +125,14 @@ fn bad_setups_are_errors_before_any_game() {
     let openings = arena::openings::shipped::<draughts::Game>();
     let config = MatchConfig::default();
     let uci = spec("uci:/usr/games/fairy-stockfish");
-    let e = run_match::<draughts::Game>(&uci, &spec("random"), &openings, &config, &arena::NoNets, |_, _| {})
+    let e = run_match::<draughts::Game>(&uci, &spec("random"), &openings, &config, &arena::NoNets, &GO, |_, _| {})
         .expect_err("wrong game");
     assert_eq!(e.to_string(), "agent A: uci agents do not play draughts: use hub:PATH for draughts");
     let missing = spec("hub:/nonexistent/engine");
-    let e = run_match::<draughts::Game>(&spec("random"), &missing, &openings, &config, &arena::NoNets, |_, _| {})
+    let e = run_match::<draughts::Game>(&spec("random"), &missing, &openings, &config, &arena::NoNets, &GO, |_, _| {})
         .expect_err("missing");
     assert!(e.to_string().starts_with("agent B: cannot start engine '/nonexistent/engine'"), "{e}");
-    let e = run_match::<draughts::Game>(&spec("random"), &spec("random"), &[], &config, &arena::NoNets, |_, _| {})
+    let e = run_match::<draughts::Game>(&spec("random"), &spec("random"), &[], &config, &arena::NoNets, &GO, |_, _| {})
         .expect_err("empty");
     assert_eq!(e.to_string(), "no openings to play");
 }
@@ -144,6 +149,7 @@ fn rules_only_mcts_beats_random_and_a_missing_checkpoint_stops_the_match() {
         &openings,
         &config,
         &arena::NoNets,
+        &GO,
         |_, _| {},
     )
     .expect_err("no nets");
@@ -171,7 +177,7 @@ fn a_failing_evaluator_stops_the_match_instead_of_forfeiting() {
     let openings = arena::openings::shipped::<xiangqi::Game>();
     let (a, b) = (spec("mcts:ckpt=broken.safetensors,sims=20"), spec("random"));
     let mut seen = Vec::new();
-    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, |game, _| seen.push(game.index))
+    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, &GO, |game, _| seen.push(game.index))
         .expect_err("the evaluator fails");
     match &e {
         MatchError::Evaluation { game: 2, which: "A", source: AgentError::Evaluation { error, .. } } => {
@@ -193,7 +199,45 @@ fn a_failing_evaluator_stops_the_match_instead_of_forfeiting() {
     // Several games at once: the first failure stops the match all the same.
     let config = MatchConfig { games: 8, concurrency: 3, max_plies: 10, ..MatchConfig::default() };
     let nets = BrokenNets(Arc::new(FailAfter::new(UniformEvaluator, 300)));
-    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, |_, _| {}).expect_err("fails");
+    let e = run_match::<xiangqi::Game>(&a, &b, &openings, &config, &nets, &GO, |_, _| {}).expect_err("fails");
     assert!(matches!(e, MatchError::Evaluation { which: "A", .. }), "{e:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stop ends the match at once: no game starts after it, games under way are abandoned
+/// between moves, and the match has no result (so nobody takes a part of it for the whole).
+#[test]
+fn a_stop_drops_the_match_at_once() {
+    let stop = AtomicBool::new(false);
+    let openings = arena::openings::shipped::<xiangqi::Game>();
+    let config = MatchConfig { games: 40, concurrency: 2, ..MatchConfig::default() };
+    let mut seen = 0;
+    let result = run_match::<xiangqi::Game>(
+        &spec("random"),
+        &spec("random"),
+        &openings,
+        &config,
+        &arena::NoNets,
+        &stop,
+        |_, _| {
+            seen += 1;
+            if seen == 3 {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(result.expect("no error").is_none(), "a stopped match has no result");
+    assert_eq!(seen, 3, "no game is reported after the stop");
+    // Raised before the start: nothing is played.
+    let mut any = false;
+    let result = run_match::<xiangqi::Game>(
+        &spec("random"),
+        &spec("random"),
+        &openings,
+        &config,
+        &arena::NoNets,
+        &stop,
+        |_, _| any = true,
+    );
+    assert!(result.expect("no error").is_none() && !any);
 }

@@ -1,23 +1,19 @@
 //! `qizero`: the command-line front end. Each subcommand parses its arguments, calls into the
 //! library crates and reports; the work itself lives in the libraries.
 
-mod arena_cmd;
 mod bench;
 mod bench_net;
-mod config;
 mod engine_cmd;
 mod match_cmd;
-mod metrics;
-mod nets;
 mod perft;
 mod play_cmd;
-mod plots;
 mod random_game;
 mod run_cmd;
 mod selfplay_cmd;
 mod shard_cmd;
 mod signals;
 mod train_cmd;
+mod ui;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -31,8 +27,7 @@ struct Cli {
 }
 
 /// Which game a command works on.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum GameName {
     /// Xiangqi (Chinese chess).
     Xiangqi,
@@ -51,10 +46,12 @@ enum Command {
     /// updates metrics.jsonl and plots/. Ctrl-C (or SIGTERM) stops at a safe point; the same
     /// command resumes where it stopped, losing and repeating nothing complete.
     Run(Box<run_cmd::RunArgs>),
-    /// Play self-play games with the run's newest checkpoint and write them as shards.
+    /// Play self-play games with the run's newest or best checkpoint and write them as shards.
     ///
-    /// Uses the newest checkpoint in <run>/checkpoints (a randomly initialised net when there is
-    /// none yet) and picks up newer ones between games. Several workers, each with many games in
+    /// Plays the newest checkpoint in <run>/checkpoints (--model latest) or the one the gate
+    /// chose (--model best: the run's `best` file), and follows it between games as the trainer
+    /// writes new checkpoints or the arena decides. A run without checkpoints first gets
+    /// generation 0 (the trainer's step-0 checkpoint, initialised from the run seed). Several workers, each with many games in
     /// flight, share one batching inference service. Writes a shard every
     /// selfplay.games_per_shard finished games per worker and a line per shard to
     /// <run>/metrics.jsonl. Ctrl-C writes the finished games and stops (twice: stop at once).
@@ -62,8 +59,9 @@ enum Command {
     Selfplay(Box<selfplay_cmd::SelfplayArgs>),
     /// Train the net on the run's self-play shards and write checkpoints.
     ///
-    /// Resumes from the newest complete checkpoint in <run>/checkpoints (fresh weights from the
-    /// run seed when there is none). Draws batches from a window over the newest shards, waits
+    /// Resumes from the newest complete checkpoint in <run>/checkpoints (generation 0, fresh
+    /// weights from the run seed, when there is none). One trainer per run directory: a second
+    /// one exits at once, naming the live one (leases/trainer.lease). Draws batches from a window over the newest shards, waits
     /// for self-play when the window is below train.min_positions or the reuse cap is reached,
     /// and writes a checkpoint (weights, optimiser state, lineage <step>.json) every
     /// train.checkpoint_every steps and on the way out. Corrupt shards are skipped with a warning
@@ -75,10 +73,11 @@ enum Command {
     /// every checkpoint) not yet rated plays the random baseline, the alpha-beta baseline
     /// (arena.alphabeta) and the current best checkpoint, gated by SPRT or a win-rate threshold
     /// (arena.gate). Checkpoints play as MCTS with arena.simulations per move. Writes each
-    /// game's record and arena/matches.jsonl (one line per complete match), rates everyone on
-    /// one Elo ladder with random anchored at 0 (arena/ratings.json, 95% intervals), and redraws
-    /// plots/. Ctrl-C drops the match in progress; the same command goes on from there.
-    Arena(Box<arena_cmd::ArenaArgs>),
+    /// game's record and arena/matches.jsonl (one line per complete match), publishes the gate's
+    /// verdict in <run>/best, rates everyone on one Elo ladder with random anchored at 0
+    /// (arena/ratings.json, 95% intervals), and redraws plots/. Ctrl-C drops the match in
+    /// progress at once (nothing of it is kept); the same command goes on from there.
+    Arena(Box<run_cmd::ArenaArgs>),
     /// Play a match between two agents and rate A against B.
     ///
     /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
@@ -143,7 +142,7 @@ fn main() -> ExitCode {
         Command::Shard(cmd) => shard_cmd::run(&cmd),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Train(args) => train_cmd::run(&args),
-        Command::Arena(args) => arena_cmd::run(&args),
+        Command::Arena(args) => run_cmd::arena(&args),
         Command::Run(args) => run_cmd::run(&args),
     };
     match result {

@@ -6,7 +6,6 @@ use crate::GameName;
 use anyhow::{Context, Result};
 use arena::{AgentSpec, ArenaGame, GameResult, MatchConfig, Score};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -97,16 +96,11 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
         config.max_plies,
     );
 
-    let bar = ProgressBar::new(config.games as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  A: {msg}  eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_message("0-0-0");
+    let bar = crate::ui::bar(Some(config.games as u64), "games");
+    bar.set_message("A: 0-0-0");
     let on_game = |result: &GameResult, score: &Score| {
         bar.inc(1);
-        bar.set_message(format!("{score} ({:.1}%)", 100.0 * score.fraction()));
+        bar.set_message(format!("A: {score} ({:.1}%)", 100.0 * score.fraction()));
         if args.verbose || result.forfeit.is_some() {
             let line = describe::<G>(result);
             bar.suspend(|| eprintln!("{line}"));
@@ -114,10 +108,13 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     };
     let placement = nn::NetConfig { device: args.device.clone(), ..nn::NetConfig::default() };
     let service = nn::ServiceConfig { max_batch: 256, max_wait_us: 200, cache_entries: 0 };
-    let nets = crate::nets::CheckpointNets::<G>::new(placement, service);
-    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, &nets, on_game);
+    let nets = pipeline::CheckpointNets::<G>::new(placement, service);
+    let stop = crate::signals::stop_flag("stopping: the games in progress are dropped")?;
+    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, &nets, &stop, on_game);
     bar.finish_and_clear();
-    let result = result?;
+    let Some(result) = result? else {
+        anyhow::bail!("stopped: the match was not finished, so it has no result");
+    };
 
     let mut endings: BTreeMap<String, usize> = BTreeMap::new();
     for game in &result.games {

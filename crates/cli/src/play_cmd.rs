@@ -133,7 +133,7 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
     };
     let placement = nn::NetConfig { device: args.device.clone(), ..nn::NetConfig::default() };
     let service = nn::ServiceConfig { max_batch: 64, max_wait_us: 0, cache_entries: 0 };
-    let nets = crate::nets::CheckpointNets::<G>::new(placement, service);
+    let nets = pipeline::CheckpointNets::<G>::new(placement, service);
     let movetime = Duration::from_millis(args.movetime);
     let mut opponent = arena::build_agent::<G>(&args.opponent, movetime, args.seed, &nets)
         .with_context(|| format!("cannot start --opponent {}", args.opponent))?;

@@ -37,6 +37,10 @@ fn qizero(args: &[&str], run: &Path) -> String {
     text
 }
 
+fn stem(weights: &Path) -> String {
+    weights.file_stem().and_then(|s| s.to_str()).expect("checkpoint name").to_owned()
+}
+
 fn shards(run: &Path) -> Vec<PathBuf> {
     shard::list_shards(&run.join("shards")).expect("list shards")
 }
@@ -46,13 +50,18 @@ fn selfplay_train_selfplay() {
     let run = std::env::temp_dir().join(format!("qizero-pipeline-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&run);
 
-    // 1. Self-play with no checkpoint yet: a randomly initialised net.
+    // 1. Self-play with no checkpoint yet: generation 0, the trainer's step-0 checkpoint
+    //    (weights from the run seed), written first through the trainer's code.
     qizero(&["selfplay", "--games", "4"], &run);
     let first = shards(&run);
     assert!(!first.is_empty(), "self-play wrote no shard");
+    let (step0, weights0) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+    assert_eq!(step0, 0);
+    assert!(run.join("checkpoints").join("0.json").is_file(), "generation 0 has its lineage");
+    let stem0 = stem(&weights0);
     for path in &first {
         let s = shard::read_shard(path).expect("shard reads back");
-        assert_eq!(s.header.model, "random-init");
+        assert_eq!(s.header.model, stem0);
         assert_eq!(s.header.game, "xiangqi");
     }
 
@@ -65,7 +74,7 @@ fn selfplay_train_selfplay() {
 
     // 3. Self-play again: it plays with the checkpoint and says so in the new shards' headers.
     qizero(&["selfplay", "--games", "2"], &run);
-    let stem = weights.file_stem().and_then(|s| s.to_str()).expect("checkpoint name").to_owned();
+    let stem = stem(&weights);
     let newer: Vec<PathBuf> = shards(&run).into_iter().filter(|p| !first.contains(p)).collect();
     assert!(!newer.is_empty(), "the second self-play wrote no shard");
     for path in &newer {
@@ -108,5 +117,71 @@ fn two_selfplay_processes_share_a_run_directory() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// `qizero selfplay --model best` plays the checkpoint the gate chose, and a running one switches
+/// when the arena's verdict (the `best` file) changes, as KataGo's self-play follows its
+/// gatekeeper.
+#[test]
+fn selfplay_follows_the_best_file() {
+    let run = std::env::temp_dir().join(format!("qizero-follow-best-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&run);
+    qizero(&["selfplay", "--games", "4"], &run);
+    qizero(&["train", "--steps", "3"], &run);
+    let checkpoints = nn::checkpoint::complete_in(&run.join("checkpoints"));
+    let steps: Vec<u64> = checkpoints.iter().map(|(s, _)| *s).collect();
+    assert_eq!(steps, [0, 3]);
+    let (stem0, stem3) = (stem(&checkpoints[0].1), stem(&checkpoints[1].1));
+
+    // No verdict yet: generation 0 is the best, though a newer checkpoint exists.
+    let seen = shards(&run);
+    qizero(&["selfplay", "--model", "best", "--games", "2"], &run);
+    let new: Vec<PathBuf> = shards(&run).into_iter().filter(|p| !seen.contains(p)).collect();
+    assert!(!new.is_empty());
+    for path in &new {
+        assert_eq!(shard::read_shard(path).expect("reads").header.model, stem0, "{}", path.display());
+    }
+
+    // A self-play process running until stopped switches once the arena names checkpoint 3.
+    let seen = shards(&run);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qizero"));
+    cmd.args(["selfplay", "--model", "best", "--config", CONFIG, "--run"]).arg(&run);
+    for set in SETS {
+        cmd.args(["--set", set]);
+    }
+    let child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().expect("spawn");
+    let models = |seen: &[PathBuf]| -> Vec<String> {
+        shards(&run)
+            .into_iter()
+            .filter(|p| !seen.contains(p))
+            .filter_map(|p| shard::read_shard(&p).ok().map(|s| s.header.model))
+            .collect()
+    };
+    let wait_for = |model: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !models(&seen).iter().any(|m| m == model) {
+            assert!(std::time::Instant::now() < deadline, "no shard played by {model}: {:?}", models(&seen));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    wait_for(&stem0);
+    let evidence = pipeline::gate::Evidence {
+        against: Some("ckpt-0".into()),
+        wins: 30,
+        draws: 5,
+        losses: 5,
+        games: 40,
+        test: "55% of 40 games".into(),
+        llr: None,
+    };
+    let weights3 = checkpoints[1].1.file_name().and_then(|n| n.to_str()).expect("name").to_owned();
+    pipeline::gate::Best::new("ckpt-3", 3, &weights3, evidence).write(&run.join("best")).expect("writes best");
+    wait_for(&stem3);
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("now playing with model {stem3}")));
     let _ = std::fs::remove_dir_all(&run);
 }

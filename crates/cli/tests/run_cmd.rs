@@ -243,8 +243,9 @@ fn qizero(args: &[&str]) -> String {
 }
 
 /// `qizero arena` on a run with no checkpoint yet rates generation 0 (the run seed's random
-/// net), and a checkpoint plays the external engines through `qizero match`: Fairy-Stockfish over
-/// UCI for xiangqi, dame-rs over Hub for draughts.
+/// net, written as the trainer's step-0 checkpoint: its one source) and names it the best, and a
+/// checkpoint plays the external engines through `qizero match`: Fairy-Stockfish over UCI for
+/// xiangqi, dame-rs over Hub for draughts.
 #[test]
 fn standalone_arena_and_checkpoints_against_external_engines() {
     let root = repo_root();
@@ -267,8 +268,12 @@ fn standalone_arena_and_checkpoints_against_external_engines() {
             "arena.max_plies=30",
         ]);
         assert!(text.contains("arena: ckpt-0; vs random"), "{text}");
-        let ckpt = run.join("arena").join("ckpt-0.safetensors");
-        assert!(ckpt.exists(), "generation 0 is saved for the ladder");
+        let (step, ckpt) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+        assert_eq!(step, 0, "generation 0 is the step-0 checkpoint");
+        assert!(run.join("checkpoints").join("0.json").is_file(), "with its lineage");
+        let best = pipeline::gate::Best::read(&run.join("best")).expect("reads").expect("a verdict");
+        assert_eq!((best.checkpoint.as_str(), best.evidence.against.as_deref()), ("ckpt-0", None));
+        assert_eq!(run.join("checkpoints").join(&best.weights), ckpt);
         let e = Command::new(env!("CARGO_BIN_EXE_qizero"))
             .args(["arena", "--run", &run_arg, "--set", "train.batch_size=7"])
             .output()

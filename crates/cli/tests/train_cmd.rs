@@ -75,7 +75,7 @@ fn trains_resumes_and_names_corrupt_shards() {
     assert!(stdout.contains("steps: 0 -> 4 (4 trained)"), "{stdout}");
     assert!(stdout.contains("corrupt shards: 1 (skipped)") && stdout.contains(&bad_name), "{stdout}");
     assert!(stderr.contains(&format!("warning: skipping corrupt shard {bad_name}")), "{stderr}");
-    assert_eq!(manifests(&run).keys().copied().collect::<Vec<_>>(), [2, 4]);
+    assert_eq!(manifests(&run).keys().copied().collect::<Vec<_>>(), [0, 2, 4], "generation 0 first");
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).expect("metrics");
     assert!(metrics.contains("\"event\":\"corrupt_shard\"") && metrics.contains(&bad_name), "{metrics}");
     assert_eq!(metrics.matches("\"event\":\"checkpoint\"").count(), 2, "{metrics}");
@@ -144,7 +144,7 @@ fn kill_9_loses_nothing_and_resumes_exactly() {
     let (ok, stdout, stderr) = train(&reference, STEPS, &[]);
     assert!(ok, "{stdout}\n{stderr}");
     let expected = manifests(&reference);
-    assert_eq!(expected.len() as u64, STEPS / 2);
+    assert_eq!(expected.len() as u64, STEPS / 2 + 1, "generation 0, then every 2 steps");
 
     let mut rng = StdRng::seed_from_u64(9);
     let mut seen: BTreeMap<u64, String> = BTreeMap::new();
@@ -161,10 +161,15 @@ fn kill_9_loses_nothing_and_resumes_exactly() {
         for (step, text) in &seen {
             assert_eq!(now.get(step), Some(text), "round {round}: checkpoint {step} was lost or changed");
         }
-        for (step, text) in &now {
+        for (k, (step, text)) in now.iter().rev().enumerate() {
             let lineage: train::Lineage = serde_json::from_str(text).expect("manifest parses");
             let dir = killed.join("checkpoints");
-            assert!(dir.join(&lineage.weights).is_file() && dir.join(&lineage.optimizer_state).is_file());
+            assert!(dir.join(&lineage.weights).is_file(), "round {round}: the weights of {step} are gone");
+            // The optimiser state is kept for the newest two (train.keep_optimizer_states); an
+            // older one may outlive a kill between a checkpoint and its pruning.
+            if k < 2 {
+                assert!(dir.join(&lineage.optimizer_state).is_file(), "round {round}: optimiser state of {step}");
+            }
             assert_eq!(lineage.step, *step);
         }
         seen = now;
@@ -173,6 +178,11 @@ fn kill_9_loses_nothing_and_resumes_exactly() {
     assert!(ok, "{stdout}\n{stderr}");
     let got = manifests(&killed);
     assert_eq!(got.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    let optim = std::fs::read_dir(killed.join("checkpoints"))
+        .expect("lists")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".optim.safetensors")))
+        .count();
+    assert_eq!(optim, 2, "after a checkpoint, the optimiser states of the newest two only");
     for (step, text) in &got {
         let a: train::Lineage = serde_json::from_str(text).expect("manifest");
         let b: train::Lineage = serde_json::from_str(&expected[step]).expect("manifest");

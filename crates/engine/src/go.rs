@@ -111,6 +111,7 @@ impl Go {
             increment: self.own.map_or(Duration::ZERO, |c| c.increment),
             moves_to_go: self.moves_to_go,
             infinite: self.infinite,
+            searchmoves: Vec::new(),
         }
     }
 

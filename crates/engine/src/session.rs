@@ -89,7 +89,7 @@ where
     /// # Errors
     /// As [`Session::think`].
     pub fn ponder(&mut self, game: G, limits: Limits, report: impl Report<G>) -> Result<(), String> {
-        let infinite = Limits { infinite: true, ..Limits::default() };
+        let infinite = Limits { infinite: true, searchmoves: limits.searchmoves.clone(), ..Limits::default() };
         self.start(game.clone(), infinite, report)?;
         self.ponder = Some((game, limits));
         Ok(())

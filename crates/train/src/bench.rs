@@ -87,7 +87,8 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
         ..options.train.clone()
     };
     let setup = TrainerSetup {
-        run_dir: options.scratch.clone(),
+        shards: shards.clone(),
+        checkpoints: options.scratch.join("checkpoints"),
         net: options.net.clone(),
         train: train.clone(),
         seed: options.seed,

@@ -88,6 +88,10 @@ pub struct TrainConfig {
     /// Steps between two `train` metrics lines (0 = only at checkpoints). Steps. Default 100,
     /// range 0..=10^9.
     pub metrics_every: u64,
+    /// Checkpoints whose optimiser state is kept (the newest ones; resuming needs only the
+    /// newest). Weights and lineage of every checkpoint are always kept: they are the run's
+    /// generations, which the arena rates and `best` names. Default 2, range 1..=10^6.
+    pub keep_optimizer_states: usize,
     /// Steps this process trains before it stops with a checkpoint (0 = until stopped); the
     /// CLI's `--steps` overrides it. Steps. Default 0, range 0..=10^12.
     pub steps: u64,
@@ -126,6 +130,7 @@ impl Default for TrainConfig {
             max_samples_per_new_sample: 4.0,
             checkpoint_every: 1000,
             metrics_every: 100,
+            keep_optimizer_states: 2,
             steps: 0,
             rescan_every: 50,
             poll_seconds: 5.0,
@@ -177,6 +182,7 @@ impl TrainConfig {
         real("max_samples_per_new_sample", cap, (0.0..=1e6).contains(&cap), "[0, 10^6]")?;
         int("checkpoint_every", c.checkpoint_every, 1, 1_000_000_000, "1..=10^9")?;
         int("metrics_every", c.metrics_every, 0, 1_000_000_000, "0..=10^9")?;
+        int("keep_optimizer_states", c.keep_optimizer_states as u64, 1, 1_000_000, "1..=10^6")?;
         int("steps", c.steps, 0, 1_000_000_000_000, "0..=10^12")?;
         int("rescan_every", c.rescan_every, 1, 1_000_000, "1..=10^6")?;
         real("poll_seconds", c.poll_seconds, c.poll_seconds > 0.0 && c.poll_seconds <= 3600.0, "(0, 3600]")?;

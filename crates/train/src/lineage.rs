@@ -12,6 +12,13 @@
 //! A process killed anywhere in between leaves at most files without a manifest, which
 //! [`latest`] ignores and the next checkpoint at that step replaces.
 //!
+//! # Retention
+//! Checkpoints are written every `train.checkpoint_every` steps and when a trainer stops (not
+//! when `qizero run` pauses it for self-play). Weights and manifests are kept for good: they are
+//! the run's generations. The optimiser state, needed only to resume, is removed from all but
+//! the newest `train.keep_optimizer_states` checkpoints ([`prune_optimizer_states`]), so an
+//! older manifest may name an optimiser file that is gone.
+//!
 //! # Fields (JSON object)
 //! | key                  | value                                                                  |
 //! |----------------------|------------------------------------------------------------------------|
@@ -135,6 +142,27 @@ pub fn steps_in(dir: &Path) -> Vec<u64> {
         .collect();
     steps.sort_unstable();
     steps
+}
+
+/// Applies the retention policy after a checkpoint was written: the optimiser state is kept
+/// for the newest `keep` manifests only (resuming needs just the newest); weights and manifests
+/// are never removed (they are the run's generations). Returns how many files were removed.
+///
+/// # Errors
+/// A manifest cannot be read, or a file cannot be removed.
+pub fn prune_optimizer_states(dir: &Path, keep: usize) -> Result<usize, TrainError> {
+    let steps = steps_in(dir);
+    let mut removed = 0;
+    for &step in steps.iter().rev().skip(keep.max(1)) {
+        let lineage = Lineage::read(&dir.join(format!("{step}.json")))?;
+        let path = dir.join(&lineage.optimizer_state);
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(TrainError::io(&path, e)),
+        }
+    }
+    Ok(removed)
 }
 
 /// The newest complete checkpoint in `dir`: the manifest with the highest step, read.

@@ -32,8 +32,11 @@ use tch::{Kind, Tensor};
 /// What a trainer needs to start: the run directory and the effective configuration.
 #[derive(Clone, Debug)]
 pub struct TrainerSetup {
-    /// The run directory (`shards/` is read, `checkpoints/` written).
-    pub run_dir: PathBuf,
+    /// The folder of self-play shards to read (a run's `shards/`).
+    pub shards: PathBuf,
+    /// The folder checkpoints are written to and resumed from (a run's `checkpoints/`; the
+    /// trainer is its only writer).
+    pub checkpoints: PathBuf,
     /// The net's architecture and device (`half` is ignored: training runs in `f32`).
     pub net: NetConfig,
     /// The trainer's settings.
@@ -141,6 +144,10 @@ pub struct RunOptions {
     pub until_step: Option<u64>,
     /// Return instead of waiting when there is not enough data (or the reuse cap is reached).
     pub no_wait: bool,
+    /// The caller runs this trainer again after self-play has added data (`qizero run`): a
+    /// return for lack of data then writes no checkpoint (the steps are kept in memory), so
+    /// pauses do not multiply checkpoints. A stop by signal or at the target still writes one.
+    pub resume_later: bool,
 }
 
 /// Why [`Trainer::run`] returned.
@@ -221,9 +228,9 @@ pub struct Trainer<G: Encode> {
 }
 
 impl<G: Encode> Trainer<G> {
-    /// Opens the trainer of `setup.run_dir`: resumes from the newest complete checkpoint in
-    /// `checkpoints/` (weights, optimiser state, step, samples seen), or starts from weights
-    /// initialised with the run seed. Temporary and incomplete checkpoint files (newer than the
+    /// Opens the trainer of `setup.checkpoints`: resumes from the newest complete checkpoint
+    /// (weights, optimiser state, step, samples seen), or starts from weights initialised with
+    /// the run seed. Temporary and incomplete checkpoint files (newer than the
     /// newest manifest: a trainer killed while writing) are removed. Does not scan the shards yet.
     ///
     /// # Errors
@@ -232,7 +239,7 @@ impl<G: Encode> Trainer<G> {
     pub fn open(setup: TrainerSetup) -> Result<Trainer<G>, TrainError> {
         setup.train.validate()?;
         let net_config = NetConfig { half: false, ..setup.net.clone() };
-        let checkpoints = setup.run_dir.join("checkpoints");
+        let checkpoints = setup.checkpoints.clone();
         std::fs::create_dir_all(&checkpoints).map_err(|e| TrainError::io(&checkpoints, e))?;
         let latest = lineage::latest(&checkpoints)?;
         remove_incomplete(&checkpoints, latest.as_ref().map_or(0, |l| l.step))?;
@@ -255,7 +262,7 @@ impl<G: Encode> Trainer<G> {
                 (net, optimizer, None)
             }
         };
-        let window = ReplayWindow::new(&setup.run_dir.join("shards"), setup.train.window_positions);
+        let window = ReplayWindow::new(&setup.shards, setup.train.window_positions);
         Ok(Trainer {
             checkpoints,
             net,
@@ -439,6 +446,7 @@ impl<G: Encode> Trainer<G> {
             created_ms: now_ms(),
         };
         lineage.write(&self.checkpoints)?;
+        lineage::prune_optimizer_states(&self.checkpoints, self.setup.train.keep_optimizer_states)?;
         self.parent = Some(weights);
         self.since_checkpoint = LossSum::default();
         self.last_checkpoint = Some(lineage.clone());
@@ -447,7 +455,8 @@ impl<G: Encode> Trainer<G> {
 
     /// Trains until the step target, the `stop` flag, or (with `no_wait`) a lack of data; waits
     /// for data otherwise, polling `shards/` every `poll_seconds`. Writes a checkpoint every
-    /// `checkpoint_every` steps and, on the way out, one at the last step if it has none.
+    /// `checkpoint_every` steps and, on the way out, one at the last step if it has none (unless
+    /// pausing for data with `resume_later`).
     /// `observe` hears about corrupt shards, waiting, steps, metrics and checkpoints.
     ///
     /// # Errors
@@ -513,7 +522,8 @@ impl<G: Encode> Trainer<G> {
                 observe(&Event::Checkpoint(Box::new(lineage)));
             }
         };
-        if self.last_checkpoint.as_ref().is_none_or(|l| l.step != self.step) && self.step > 0 {
+        let pausing = options.resume_later && matches!(reason, StopReason::Starved(_));
+        if !pausing && self.last_checkpoint.as_ref().is_none_or(|l| l.step != self.step) && self.step > 0 {
             let lineage = self.checkpoint()?;
             observe(&Event::Checkpoint(Box::new(lineage)));
         }

@@ -43,7 +43,8 @@ fn train_config() -> TrainConfig {
 
 fn setup(run: &Path, train: TrainConfig) -> TrainerSetup {
     TrainerSetup {
-        run_dir: run.to_path_buf(),
+        shards: run.join("shards"),
+        checkpoints: run.join("checkpoints"),
         net: NetConfig { device: "cpu".into(), ..NetConfig::tiny() },
         train,
         seed: 7,
@@ -78,7 +79,8 @@ fn draughts_trains_too() {
     let run = scratch("draughts");
     write_shards::<draughts::Game>(&run, 2, 2, 100);
     let mut trainer = Trainer::<draughts::Game>::open(setup(&run, train_config())).expect("open");
-    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(3), no_wait: true });
+    let (summary, _) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(3), no_wait: true, ..RunOptions::default() });
     assert_eq!((summary.reason, summary.last_step), (StopReason::Target, 3));
     let _ = std::fs::remove_dir_all(&run);
 }
@@ -95,7 +97,8 @@ fn resume_is_exact() {
             let config =
                 TrainConfig { optimizer, loader_threads, learning_rate, checkpoint_every: 3, ..train_config() };
             let mut a = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
-            let (summary, _) = run_collect(&mut a, RunOptions { until_step: Some(3), no_wait: true });
+            let (summary, _) =
+                run_collect(&mut a, RunOptions { until_step: Some(3), no_wait: true, ..RunOptions::default() });
             assert_eq!(summary.last_checkpoint.as_ref().map(|l| l.step), Some(3));
             let ahead: Vec<f64> = (0..3).map(|_| a.train_step().expect("step").total_loss).collect();
             let ahead_id = train::content_id(a.net()).expect("id");
@@ -217,7 +220,8 @@ fn corrupt_shards_are_skipped_and_named() {
     let other = shard::write_shard(&run.join("shards"), &other).expect("write");
 
     let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("open");
-    let (summary, events) = run_collect(&mut trainer, RunOptions { until_step: Some(2), no_wait: true });
+    let (summary, events) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(2), no_wait: true, ..RunOptions::default() });
     assert_eq!(summary.reason, StopReason::Target, "the good shards still train");
     let reported: Vec<(String, String)> = events
         .iter()
@@ -245,7 +249,8 @@ fn lineage_records_the_checkpoint() {
     let total: u64 = shards.iter().map(|s| s.1).sum();
     let config = TrainConfig { checkpoint_every: 2, ..train_config() };
     let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
-    let (summary, events) = run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true });
+    let (summary, events) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true, ..RunOptions::default() });
     let written: Vec<u64> =
         events.iter().filter_map(|e| if let Event::Checkpoint(l) = e { Some(l.step) } else { None }).collect();
     assert_eq!(written, [2, 4]);
@@ -287,7 +292,7 @@ fn incomplete_checkpoints_are_ignored_and_cleared() {
     write_shards::<xiangqi::Game>(&run, 2, 2, 100);
     let config = TrainConfig { checkpoint_every: 2, ..train_config() };
     let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
-    run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true });
+    run_collect(&mut trainer, RunOptions { until_step: Some(4), no_wait: true, ..RunOptions::default() });
     // As if killed while writing step 6: weights and optimiser state, no manifest; and a temp.
     let dir = run.join("checkpoints");
     std::fs::copy(dir.join("4.optim.safetensors"), dir.join("6.optim.safetensors")).expect("copy");
@@ -340,7 +345,8 @@ fn reuse_cap_and_minimum_gate_training() {
     let positions = shards[0].1;
     let config = TrainConfig { min_positions: positions as usize + 1, ..train_config() };
     let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
-    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true });
+    let (summary, _) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true, ..RunOptions::default() });
     assert_eq!(
         summary.reason,
         StopReason::Starved(Readiness::TooFewPositions { have: positions, need: positions + 1 })
@@ -349,7 +355,8 @@ fn reuse_cap_and_minimum_gate_training() {
 
     let config = TrainConfig { max_samples_per_new_sample: 1.0, ..train_config() };
     let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
-    let (summary, _) = run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true });
+    let (summary, _) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(100), no_wait: true, ..RunOptions::default() });
     let steps = positions / 16;
     assert_eq!(summary.last_step, steps);
     assert_eq!(
@@ -380,5 +387,44 @@ fn waits_for_data_and_stops_on_request() {
     assert!(matches!(events.first(), Some(Event::Waiting(Readiness::TooFewPositions { have: 0, need: 1 }))));
     assert_eq!(events.len(), 1, "one waiting event, not one per poll: {events:?}");
     assert!(summary.last_checkpoint.is_none());
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// A trainer paused for data again and again (as `qizero run` does between self-play phases)
+/// writes checkpoints on schedule only, and keeps the optimiser state of the newest two.
+#[test]
+fn pauses_write_no_checkpoints_and_old_optimizer_states_go() {
+    let run = scratch("churn");
+    write_shards::<xiangqi::Game>(&run, 1, 2, 300);
+    let config = TrainConfig { max_samples_per_new_sample: 1.0, checkpoint_every: 4, ..train_config() };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
+    let pause = RunOptions { until_step: Some(1000), no_wait: true, resume_later: true };
+    let mut pauses = 0;
+    for seed in 0..12 {
+        let (summary, _) = run_collect(&mut trainer, pause);
+        assert!(matches!(summary.reason, StopReason::Starved(_)), "{:?}", summary.reason);
+        pauses += 1;
+        write_shards::<xiangqi::Game>(&run, 1, 1, 400 + seed);
+        trainer.rescan().expect("scan");
+    }
+    let steps = trainer.step();
+    assert!(steps >= 12, "trained {steps} steps over {pauses} pauses");
+    let dir = run.join("checkpoints");
+    let manifests = train::lineage::steps_in(&dir);
+    assert_eq!(manifests, (1..=steps / 4).map(|k| k * 4).collect::<Vec<_>>(), "on schedule only");
+    let optim: Vec<String> = std::fs::read_dir(&dir)
+        .expect("lists")
+        .filter_map(|e| e.ok()?.file_name().to_str().map(str::to_owned))
+        .filter(|n| n.ends_with(".optim.safetensors"))
+        .collect();
+    assert_eq!(optim.len(), 2, "the newest two optimiser states: {optim:?}");
+    let weights = std::fs::read_dir(&dir)
+        .expect("lists")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".safetensors")))
+        .count();
+    assert_eq!(weights, manifests.len() + 2, "every checkpoint's weights stay");
+    // The newest still resumes.
+    let again = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("resumes");
+    assert_eq!(again.step(), *manifests.last().expect("one"));
     let _ = std::fs::remove_dir_all(&run);
 }

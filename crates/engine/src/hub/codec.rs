@@ -72,7 +72,10 @@ pub fn parse_board(text: &str) -> Result<Position, String> {
     let side = match chars.next() {
         Some(c @ ('W' | 'B')) => c,
         _ => {
-            return Err(format!("position {} must start with W or B (the side to move)", crate::protocol::quoted(text)));
+            return Err(format!(
+                "position {} must start with W or B (the side to move)",
+                crate::protocol::quoted(text)
+            ));
         }
     };
     let board: Vec<char> = chars.collect();

@@ -33,7 +33,7 @@
 use crate::go::{Go, TimeUnit};
 use crate::protocol::{Frontend, Output, quoted};
 use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session};
-use alphabeta::{Limits, MATE, Score, SearchInfo, SearchResult, Searcher};
+use alphabeta::{Limits, MATE, Score, SearchGame, SearchInfo, SearchResult, Searcher};
 use rand::rngs::StdRng;
 use xiangqi::{Game, Move, notation};
 
@@ -235,7 +235,7 @@ fn uci_move(game: &Game, text: &str) -> Result<Move, String> {
 
 /// Restricts the search to `root` (all moves when empty).
 fn restrict(limits: &mut Limits, root: &[Move]) {
-    let _ = (limits, root);
+    limits.searchmoves = root.iter().map(<Game as SearchGame>::move_id).collect();
 }
 
 impl Frontend for Uci {

@@ -10,7 +10,7 @@
 //!
 //! A plot whose data is absent is skipped. Lines of `metrics.jsonl` that do not parse (a line cut
 //! short by a crash, a stray edit) are skipped and counted; events other than `train` and
-//! `selfplay` are ignored. Each PNG is drawn into a temporary file beside it and renamed over it,
+//! `selfplay` are ignored. Each PNG is drawn in memory and written with [`durable::write_atomic`],
 //! so a reader (a browser refreshing the file) never sees half a picture.
 //!
 //! # Text without system fonts
@@ -22,13 +22,16 @@
 //! as plain `&[u8]` constants. Only the constant used ends up in the binary (about 350 KiB). It is
 //! registered as `sans-serif`, the family plotters itself asks for by default.
 
-use anyhow::{Context, Result, bail};
+use crate::error::PipelineError;
+use crate::metrics::MetricsEvent;
+use crate::report::Reporter;
+use crate::run_dir::RunDir;
 use arena::ladder::{RatedPlayer, RatingsFile};
+use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
-use serde::Deserialize;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -44,40 +47,60 @@ const TITLE: u32 = 30;
 const AXIS: u32 = 20;
 const LABEL: u32 = 17;
 
-/// Writes `<run>/plots/losses.png`, `elo.png` and `throughput.png` from `<run>/metrics.jsonl` and
-/// `<run>/arena/ratings.json`, and returns the files written. A plot whose data is absent is
-/// skipped; unreadable lines of `metrics.jsonl` are skipped and their count reported on standard
-/// error, as is a `ratings.json` that does not parse (then `elo.png` is skipped). Each file is
-/// written to a temporary name and renamed into place.
+/// Largest ratings file read.
+const MAX_RATINGS_BYTES: u64 = 1 << 26;
+
+/// Why a plot could not be drawn: any drawing or encoding error, as text.
+#[derive(Debug)]
+struct PlotError(String);
+
+impl<E: std::error::Error> From<E> for PlotError {
+    fn from(e: E) -> PlotError {
+        PlotError(e.to_string())
+    }
+}
+
+type Result<T> = std::result::Result<T, PlotError>;
+
+/// Writes `<run>/plots/losses.png`, `elo.png` and `throughput.png` from the run's metrics and
+/// ratings, and returns the files written. A plot whose data is absent is skipped; unreadable
+/// lines of `metrics.jsonl` are skipped and their count reported as a warning, as is a
+/// `ratings.json` that does not parse (then `elo.png` is skipped). Each file is written with
+/// [`durable::write_atomic`].
 ///
 /// # Errors
-/// A file exists but cannot be read, `plots/` cannot be created, or a PNG cannot be written.
-pub fn write_all(run: &Path) -> Result<Vec<PathBuf>> {
-    register_embedded_font()?;
-    let metrics_path = run.join("metrics.jsonl");
+/// A file exists but cannot be read, `plots/` cannot be created, or a PNG cannot be drawn or
+/// written.
+pub fn write_all(run: &RunDir, reporter: &dyn Reporter) -> std::result::Result<Vec<PathBuf>, PipelineError> {
+    register_embedded_font().map_err(|e| PipelineError::Plot(e.0))?;
+    let metrics_path = run.metrics();
     let metrics = read_metrics(&metrics_path)?;
     if metrics.skipped > 0 {
-        eprintln!("plots: skipped {} unreadable line(s) of {}", metrics.skipped, metrics_path.display());
+        reporter.warn(&format!("plots: skipped {} unreadable line(s) of {}", metrics.skipped, metrics_path.display()));
     }
-    let ratings_path = run.join("arena").join("ratings.json");
+    let ratings_path = run.ratings();
     let ratings = match read_ratings(&ratings_path) {
         Ok(ratings) => ratings,
         Err(e) => {
-            eprintln!("plots: no elo.png: {e:#}");
+            reporter.warn(&format!("plots: no elo.png: {e}"));
             None
         }
     };
 
-    let dir = run.join("plots");
+    let dir = run.plots();
     let mut written = Vec::new();
+    let mut png = |name: &str, draw: &dyn Fn(&Area<'_>) -> Result<()>| -> std::result::Result<(), PipelineError> {
+        written.push(write_png(&dir, name, draw)?);
+        Ok(())
+    };
     if !metrics.train.is_empty() {
-        written.push(write_png(&dir, "losses.png", |area| draw_losses(area, &metrics.train))?);
+        png("losses.png", &|area| draw_losses(area, &metrics.train))?;
     }
     if let Some(ratings) = ratings.filter(|r| r.players.iter().any(is_plotted_checkpoint)) {
-        written.push(write_png(&dir, "elo.png", |area| draw_elo(area, &ratings))?);
+        png("elo.png", &|area| draw_elo(area, &ratings))?;
     }
     if metrics.train.iter().any(|t| t.samples_per_s.is_some()) || !metrics.selfplay.is_empty() {
-        written.push(write_png(&dir, "throughput.png", |area| draw_throughput(area, &metrics))?);
+        png("throughput.png", &|area| draw_throughput(area, &metrics))?;
     }
     Ok(written)
 }
@@ -88,23 +111,9 @@ fn register_embedded_font() -> Result<()> {
     let ok =
         *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, epaint_default_fonts::UBUNTU_LIGHT).is_ok());
     if !ok {
-        bail!("the font compiled into qizero does not parse");
+        return Err(PlotError("the font compiled into qizero does not parse".into()));
     }
     Ok(())
-}
-
-/// One line of `metrics.jsonl`, as far as the plots care: every field but `event` may be absent
-/// (other fields are ignored).
-#[derive(Deserialize)]
-struct Line {
-    event: String,
-    time_ms: Option<f64>,
-    step: Option<f64>,
-    policy_loss: Option<f64>,
-    value_loss: Option<f64>,
-    total_loss: Option<f64>,
-    samples_per_s: Option<f64>,
-    positions_per_s: Option<f64>,
 }
 
 /// A `train` line.
@@ -144,43 +153,28 @@ pub struct Metrics {
     pub skipped: usize,
 }
 
-/// Reads `metrics.jsonl`; a missing file is empty metrics. Non-finite numbers count as absent.
+/// Reads the plotted points of `metrics.jsonl` ([`crate::metrics::read`]); a missing file is
+/// empty metrics. Non-finite numbers count as absent.
 ///
 /// # Errors
 /// The file exists but cannot be read.
-pub fn read_metrics(path: &Path) -> Result<Metrics> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Metrics::default()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    let mut metrics = Metrics::default();
-    let mut start_ms = None;
-    for raw in text.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(line) = serde_json::from_str::<Line>(raw) else {
-            metrics.skipped += 1;
-            continue;
-        };
-        let time_ms = finite(line.time_ms);
-        if start_ms.is_none() {
-            start_ms = time_ms;
-        }
-        let minutes = time_ms.zip(start_ms).map(|(t, t0)| (t - t0) / 60_000.0);
-        match line.event.as_str() {
-            "train" => {
-                if let Some(step) = finite(line.step) {
-                    metrics.train.push(TrainPoint {
-                        minutes,
-                        step,
-                        policy_loss: finite(line.policy_loss),
-                        value_loss: finite(line.value_loss),
-                        total_loss: finite(line.total_loss),
-                        samples_per_s: finite(line.samples_per_s),
-                    });
-                }
-            }
-            "selfplay" => {
-                if let (Some(minutes), Some(positions_per_s)) = (minutes, finite(line.positions_per_s)) {
+pub fn read_metrics(path: &Path) -> std::result::Result<Metrics, PipelineError> {
+    let read = crate::metrics::read(path)?;
+    let mut metrics = Metrics { skipped: read.skipped, ..Metrics::default() };
+    let start_ms = read.lines.iter().map(|l| l.time_ms).find(|&t| t > 0);
+    for line in &read.lines {
+        let minutes = start_ms.filter(|_| line.time_ms > 0).map(|t0| (line.time_ms as f64 - t0 as f64) / 60_000.0);
+        match &line.event {
+            MetricsEvent::Train(t) => metrics.train.push(TrainPoint {
+                minutes,
+                step: t.step as f64,
+                policy_loss: finite(Some(t.policy_loss)),
+                value_loss: finite(Some(t.value_loss)),
+                total_loss: finite(Some(t.total_loss)),
+                samples_per_s: finite(Some(t.samples_per_s)).filter(|&r| r > 0.0),
+            }),
+            MetricsEvent::Selfplay(sp) => {
+                if let (Some(minutes), Some(positions_per_s)) = (minutes, finite(Some(sp.positions_per_s))) {
                     metrics.selfplay.push(SelfplayPoint { minutes, positions_per_s });
                 }
             }
@@ -198,11 +192,13 @@ fn finite(x: Option<f64>) -> Option<f64> {
 ///
 /// # Errors
 /// The file exists but cannot be read or is not a [`RatingsFile`].
-pub fn read_ratings(path: &Path) -> Result<Option<RatingsFile>> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).with_context(|| format!("parsing {}", path.display())),
+pub fn read_ratings(path: &Path) -> std::result::Result<Option<RatingsFile>, PipelineError> {
+    match durable::read_bounded(path, MAX_RATINGS_BYTES) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| PipelineError::Format { path: path.to_path_buf(), message: e.to_string() }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -213,26 +209,29 @@ fn is_plotted_checkpoint(p: &RatedPlayer) -> bool {
 
 type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
-/// Draws one PNG into `dir/.<name>.<pid>.tmp.png` and renames it to `dir/<name>`. (The temporary
-/// name ends in `.png` because the encoder picks the format by extension.)
-fn write_png(dir: &Path, name: &str, draw: impl FnOnce(&Area<'_>) -> Result<()>) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+/// Draws one PNG in memory and writes it to `dir/<name>` with [`durable::write_atomic`].
+fn write_png(
+    dir: &Path,
+    name: &str,
+    draw: &dyn Fn(&Area<'_>) -> Result<()>,
+) -> std::result::Result<PathBuf, PipelineError> {
+    std::fs::create_dir_all(dir).map_err(|e| PipelineError::file("creating", dir, e))?;
     let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.{}.tmp.png", std::process::id()));
-    let drawn = (|| {
-        let area = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+    let (w, h) = SIZE;
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
+    let drawn = (|| -> Result<()> {
+        let area = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
         area.fill(&WHITE)?;
         draw(&area)?;
         area.present()?;
         Ok(())
     })();
-    let renamed = drawn.and_then(|()| {
-        std::fs::rename(&tmp, &path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-    });
-    if renamed.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    renamed.with_context(|| format!("writing {}", path.display()))?;
+    drawn.map_err(|e| PipelineError::Plot(format!("drawing {}: {}", path.display(), e.0)))?;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(&rgb, w, h, image::ColorType::Rgb8)
+        .map_err(|e| PipelineError::Plot(format!("encoding {}: {e}", path.display())))?;
+    durable::write_atomic(&path, &png)?;
     Ok(path)
 }
 
@@ -465,7 +464,7 @@ mod tests {
 
     fn synthetic_metrics() -> String {
         let t0 = 1_795_995_000_000_u64;
-        let mut lines = vec![format!(r#"{{"event":"start","time_ms":{t0}}}"#)];
+        let mut lines = vec![format!(r#"{{"v":1,"event":"corrupt_shard","time_ms":{t0},"name":"x","fault":"y"}}"#)];
         for i in 0..30_u64 {
             let step = 40 * (i + 1);
             let x = i as f64;
@@ -512,7 +511,7 @@ mod tests {
         std::fs::create_dir_all(run.0.join("arena")).expect("arena dir");
         std::fs::write(run.0.join("arena").join("ratings.json"), RATINGS).expect("write ratings");
 
-        let written = write_all(&run.0).expect("plots");
+        let written = write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("plots");
         let plots = run.0.join("plots");
         let expected: Vec<PathBuf> =
             ["losses.png", "elo.png", "throughput.png"].iter().map(|n| plots.join(n)).collect();
@@ -528,7 +527,7 @@ mod tests {
         assert_eq!(names.len(), 3, "{names:?}");
 
         // Writing again replaces the files in place.
-        assert_eq!(write_all(&run.0).expect("plots again"), expected);
+        assert_eq!(write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("plots again"), expected);
     }
 
     #[test]
@@ -540,12 +539,12 @@ mod tests {
         assert_eq!(metrics.skipped, 2);
         assert_eq!(metrics.train.len(), 30);
         assert_eq!(metrics.selfplay.len(), 30);
-        // Minutes count from the first line (the "start" event), 20 s per round.
+        // Minutes count from the first line (the corrupt_shard event), 20 s per round.
         assert_eq!(metrics.selfplay[3].minutes, 1.0);
         assert_eq!(metrics.train[0].minutes, Some(5.0 / 60.0));
         assert_eq!(metrics.train[29].step, 1200.0);
         // Only metrics: losses and throughput, no elo.png.
-        let written = write_all(&run.0).expect("plots");
+        let written = write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("plots");
         let names: Vec<_> = written.iter().filter_map(|p| p.file_name()).collect();
         assert_eq!(names, ["losses.png", "throughput.png"]);
         for path in &written {
@@ -559,7 +558,7 @@ mod tests {
         let line =
             r#"{"event":"selfplay","time_ms":1000,"positions":900,"games":8,"seconds":6.0,"positions_per_s":150.0}"#;
         std::fs::write(run.0.join("metrics.jsonl"), format!("{line}\n{line}\n")).expect("write metrics");
-        let written = write_all(&run.0).expect("plots");
+        let written = write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("plots");
         assert_eq!(written, [run.0.join("plots").join("throughput.png")]);
         assert_png(&written[0]);
     }
@@ -567,7 +566,7 @@ mod tests {
     #[test]
     fn a_run_without_data_writes_nothing() {
         let run = Scratch::new("empty");
-        assert_eq!(write_all(&run.0).expect("no error"), Vec::<PathBuf>::new());
+        assert_eq!(write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("no error"), Vec::<PathBuf>::new());
         assert!(!run.0.join("plots").exists());
         // Ratings with no checkpoint yet, and metrics with neither train nor selfplay lines.
         std::fs::create_dir_all(run.0.join("arena")).expect("arena dir");
@@ -577,10 +576,10 @@ mod tests {
         )
         .expect("write ratings");
         std::fs::write(run.0.join("metrics.jsonl"), "{\"event\":\"arena\",\"time_ms\":5}\n").expect("write metrics");
-        assert_eq!(write_all(&run.0).expect("no error"), Vec::<PathBuf>::new());
+        assert_eq!(write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("no error"), Vec::<PathBuf>::new());
         // A ratings file that does not parse skips elo.png and nothing else.
         std::fs::write(run.0.join("arena").join("ratings.json"), "{\"anchor\":").expect("write ratings");
-        assert_eq!(write_all(&run.0).expect("no error"), Vec::<PathBuf>::new());
+        assert_eq!(write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("no error"), Vec::<PathBuf>::new());
     }
 
     #[test]

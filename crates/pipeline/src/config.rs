@@ -1,5 +1,6 @@
 //! The run configuration: one TOML preset (`configs/*.toml`) with a table per component, plus
-//! `--set key=value` overrides, written into the run directory as `config.toml`.
+//! `--set key=value` overrides, written into the run directory as `config.toml` (through
+//! [`durable::write_atomic`]; a run keeps one configuration).
 //!
 //! Every table is the serde struct of the component that uses it, with `deny_unknown_fields`, so
 //! a misspelt key is an error naming it. A table left out takes that component's defaults.
@@ -16,11 +17,40 @@
 //! [run]              # RunSchedule: generations of `qizero run`
 //! ```
 
-use anyhow::{Context, Result, bail};
+use crate::error::PipelineError;
+use crate::run_dir::RunDir;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-use crate::GameName;
+/// Largest config file read: presets are a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+type Result<T> = std::result::Result<T, PipelineError>;
+
+fn bad(message: impl Into<String>) -> PipelineError {
+    PipelineError::Config(message.into())
+}
+
+/// Which game a run plays.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameName {
+    /// Xiangqi (Chinese chess).
+    Xiangqi,
+    /// International draughts (10x10, FMJD rules).
+    Draughts,
+}
+
+impl GameName {
+    /// The game's name as [`game::Game::NAME`] writes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameName::Xiangqi => "xiangqi",
+            GameName::Draughts => "draughts",
+        }
+    }
+}
 
 /// The whole effective configuration of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,13 +138,13 @@ impl RunSchedule {
     /// The first value out of range, named.
     pub fn validate(&self) -> Result<()> {
         if !(1..=1_000_000_000).contains(&self.games_per_generation) {
-            bail!("run.games_per_generation = {} is outside 1..=10^9", self.games_per_generation);
+            return Err(bad(format!("run.games_per_generation = {} is outside 1..=10^9", self.games_per_generation)));
         }
         if !(self.max_minutes >= 0.0 && self.max_minutes.is_finite()) {
-            bail!("run.max_minutes = {} must be 0 or more", self.max_minutes);
+            return Err(bad(format!("run.max_minutes = {} must be 0 or more", self.max_minutes)));
         }
         if !(1..=1_000_000).contains(&self.arena_every) {
-            bail!("run.arena_every = {} is outside 1..=10^6", self.arena_every);
+            return Err(bad(format!("run.arena_every = {} is outside 1..=10^6", self.arena_every)));
         }
         Ok(())
     }
@@ -128,11 +158,11 @@ fn default_seed() -> u64 {
 /// `mcts.c_puct=2.0`; the value is read as TOML, and as a string if that fails).
 ///
 /// # Errors
-/// An unreadable file, bad TOML, a bad override, an unknown key or a value of the wrong type,
-/// each naming the file or the override.
+/// An unreadable file (not a regular file, over [`MAX_CONFIG_BYTES`], not UTF-8), bad TOML, a bad
+/// override, an unknown key or a value of the wrong type, each naming the file or the override.
 pub fn load(path: &Path, overrides: &[String]) -> Result<RunConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?;
-    parse(&text, overrides).with_context(|| format!("config {}", path.display()))
+    let text = durable::read_text_bounded(path, MAX_CONFIG_BYTES).map_err(|e| bad(format!("config: {e}")))?;
+    parse(&text, overrides).map_err(|e| bad(format!("config {}: {e}", path.display())))
 }
 
 /// [`load`] on TOML text.
@@ -140,22 +170,24 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<RunConfig> {
 /// # Errors
 /// As [`load`].
 pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
-    let mut value: toml::Table = toml::from_str(text).context("bad TOML")?;
+    let mut value: toml::Table = toml::from_str(text).map_err(|e| bad(format!("bad TOML: {e}")))?;
     for o in overrides {
         apply_override(&mut value, o)?;
     }
-    let config: RunConfig = toml::Value::Table(value).try_into().context("bad configuration")?;
-    config.net.validate().map_err(anyhow::Error::msg)?;
-    config.mcts.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-    config.selfplay.validate()?;
-    config.train.validate()?;
-    config.arena.validate()?;
+    let config: RunConfig = toml::Value::Table(value).try_into().map_err(|e| bad(format!("bad configuration: {e}")))?;
+    config.net.validate().map_err(bad)?;
+    config.mcts.validate().map_err(|e| bad(e.to_string()))?;
+    config.selfplay.validate().map_err(|e| bad(e.to_string()))?;
+    config.train.validate().map_err(|e| bad(e.to_string()))?;
+    config.arena.validate().map_err(|e| bad(e.to_string()))?;
     config.run.validate()?;
     Ok(config)
 }
 
 fn apply_override(table: &mut toml::Table, text: &str) -> Result<()> {
-    let Some((key, raw)) = text.split_once('=') else { bail!("bad --set '{text}': expected key=value") };
+    let Some((key, raw)) = text.split_once('=') else {
+        return Err(bad(format!("bad --set '{text}': expected key=value")));
+    };
     let key = key.trim();
     let raw = raw.trim();
     let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
@@ -164,12 +196,12 @@ fn apply_override(table: &mut toml::Table, text: &str) -> Result<()> {
         .unwrap_or_else(|| toml::Value::String(raw.to_owned()));
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        bail!("bad --set '{text}': empty key part");
+        return Err(bad(format!("bad --set '{text}': empty key part")));
     }
     let mut t = table;
     for part in &parts[..parts.len() - 1] {
         let entry = t.entry((*part).to_owned()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        t = entry.as_table_mut().with_context(|| format!("bad --set '{text}': '{part}' is not a table"))?;
+        t = entry.as_table_mut().ok_or_else(|| bad(format!("bad --set '{text}': '{part}' is not a table")))?;
     }
     t.insert(parts[parts.len() - 1].to_owned(), parsed);
     Ok(())
@@ -180,24 +212,23 @@ fn apply_override(table: &mut toml::Table, text: &str) -> Result<()> {
 /// # Errors
 /// Never in practice (every field serialises).
 pub fn to_toml(config: &RunConfig) -> Result<String> {
-    toml::to_string_pretty(config).context("writing the config as TOML")
+    toml::to_string_pretty(config).map_err(|e| bad(format!("writing the config as TOML: {e}")))
 }
 
-/// Makes the run directory (and its sub-directories) and writes `config.toml` into it. If the run
-/// directory already has a `config.toml`, it must say the same as `config`: a run keeps one
-/// configuration, so resuming with other settings is refused with the difference named.
+/// Makes the run directory (and its folders, each checked writable: [`RunDir::create`]) and
+/// writes `config.toml` into it. If the run directory already has a `config.toml`, it must say
+/// the same as `config`: a run keeps one configuration, so resuming with other settings is
+/// refused with the difference named.
 ///
 /// # Errors
-/// I/O errors, or a run directory made with another configuration.
-pub fn prepare_run_dir(run: &Path, config: &RunConfig) -> Result<()> {
-    for sub in ["shards", "checkpoints", "arena", "plots"] {
-        std::fs::create_dir_all(run.join(sub)).with_context(|| format!("creating {}", run.join(sub).display()))?;
-    }
-    let path = run.join("config.toml");
+/// A folder that cannot be made or written, or a run directory made with another
+/// configuration.
+pub fn prepare(run: &RunDir, config: &RunConfig) -> Result<()> {
+    run.create()?;
+    let path = run.config();
     let text = to_toml(config)?;
     if path.exists() {
-        let old = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let old: RunConfig = parse(&old, &[]).with_context(|| format!("reading {}", path.display()))?;
+        let old = load(&path, &[])?;
         if &old != config {
             let (a, b) = (to_toml(&old)?, text);
             let diff: Vec<String> = a
@@ -206,18 +237,30 @@ pub fn prepare_run_dir(run: &Path, config: &RunConfig) -> Result<()> {
                 .filter(|(x, y)| x != y)
                 .map(|(x, y)| format!("  run has `{x}`, asked for `{y}`"))
                 .collect();
-            bail!(
+            return Err(bad(format!(
                 "{} was made with another configuration:\n{}\nuse a new run directory, or the same config",
                 path.display(),
                 diff.join("\n")
-            );
+            )));
         }
         return Ok(());
     }
-    let tmp = run.join(".config.toml.tmp");
-    std::fs::write(&tmp, &text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    durable::write_atomic(&path, text.as_bytes())?;
     Ok(())
+}
+
+/// The configuration of an existing run (its `config.toml`), with `overrides` applied.
+///
+/// # Errors
+/// The folder is not a run directory, or its config does not read.
+pub fn of_run(run: &RunDir, overrides: &[String]) -> Result<RunConfig> {
+    if !run.exists() {
+        return Err(bad(format!(
+            "{} has no config.toml: not a run directory (start one with qizero run, qizero selfplay or qizero train)",
+            run.root().display()
+        )));
+    }
+    load(&run.config(), overrides)
 }
 
 #[cfg(test)]
@@ -235,29 +278,40 @@ mod tests {
             .expect("overrides");
         assert_eq!((c.net.blocks, c.net.device.as_str(), c.seed), (3, "cpu", 9));
         let e = parse("game = \"xiangqi\"\n[mcts]\ncpuct = 2.0\n", &[]).expect_err("unknown key");
-        assert!(format!("{e:#}").contains("cpuct"), "{e:#}");
+        assert!(e.to_string().contains("cpuct"), "{e}");
         let e = parse("game = \"chess\"", &[]).expect_err("unknown game");
-        assert!(format!("{e:#}").contains("chess"), "{e:#}");
+        assert!(e.to_string().contains("chess"), "{e}");
         let e = parse("game = \"xiangqi\"", &["net.blocks".into()]).expect_err("no value");
-        assert!(format!("{e:#}").contains("key=value"), "{e:#}");
+        assert!(e.to_string().contains("key=value"), "{e}");
         let e = parse("game = \"xiangqi\"", &["net.blocks=0".into()]).expect_err("out of range");
-        assert!(format!("{e:#}").contains("blocks"), "{e:#}");
+        assert!(e.to_string().contains("blocks"), "{e}");
     }
 
     #[test]
     fn run_dir_keeps_one_config() {
         let dir = std::env::temp_dir().join(format!("qizero-config-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
+        let run = RunDir::new(&dir);
         let c = parse("game = \"xiangqi\"", &[]).expect("parses");
-        prepare_run_dir(&dir, &c).expect("fresh");
-        prepare_run_dir(&dir, &c).expect("same again");
-        assert!(dir.join("shards").is_dir() && dir.join("checkpoints").is_dir());
+        prepare(&run, &c).expect("fresh");
+        prepare(&run, &c).expect("same again");
+        assert!(run.shards().is_dir() && run.checkpoints().is_dir());
         let other = parse("game = \"xiangqi\"", &["seed=2".into()]).expect("parses");
-        let e = prepare_run_dir(&dir, &other).expect_err("other config");
-        assert!(format!("{e:#}").contains("seed"), "{e:#}");
-        let back = load(&dir.join("config.toml"), &[]).expect("written config reads back");
+        let e = prepare(&run, &other).expect_err("other config");
+        assert!(e.to_string().contains("seed"), "{e}");
+        let back = of_run(&run, &[]).expect("written config reads back");
         assert_eq!(back, c);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unbounded_and_odd_files_are_refused() {
+        let e = load(Path::new("/dev/zero"), &[]).expect_err("a device");
+        assert!(e.to_string().contains("/dev/zero") && e.to_string().contains("not a regular file"), "{e}");
+        let e = load(Path::new("/dev/urandom"), &[]).expect_err("a device");
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        let e = load(Path::new("/no/such/preset.toml"), &[]).expect_err("missing");
+        assert!(e.to_string().contains("preset.toml"), "{e}");
     }
 
     /// Every preset shipped in configs/ parses, validates, and names the game its file name says.
@@ -270,7 +324,7 @@ mod tests {
             if path.extension().is_none_or(|e| e != "toml") {
                 continue;
             }
-            let c = load(&path, &[]).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            let c = load(&path, &[]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
             let game = if c.game == GameName::Xiangqi { "xiangqi" } else { "draughts" };
             assert!(name.starts_with(game), "{name} plays {game}");

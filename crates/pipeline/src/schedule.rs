@@ -1,0 +1,324 @@
+//! The generation scheduler that `qizero run` drives: generations of self-play, training and the
+//! arena in one process, all state in the run directory, so the same command resumes where a
+//! stop left off.
+//!
+//! Generation `g` (from 1) is complete when the run has `g * run.games_per_generation` self-play
+//! games in its shards, a checkpoint at step `g * train.checkpoint_every`, and (when the arena is
+//! due) that checkpoint's matches in the match log. Generation 0 is the net initialised from the
+//! run seed, the step-0 checkpoint, written before anything else. Each phase looks at the
+//! directory, not at a state file of its own, to see what is left to do:
+//!
+//! 1. self-play until the shards hold the generation's games (with the newest generation's
+//!    checkpoint, or the gate's best: `run.selfplay_model`);
+//! 2. training until the generation's step; if the trainer runs out of data (the reuse cap),
+//!    a quarter generation's more games first (the trainer waits in memory: no checkpoint);
+//! 3. the arena: the new checkpoint against random, alpha-beta and the current best; ratings,
+//!    `best` and plots brought up to date; one summary line.
+//!
+//! A stop (Ctrl-C, SIGTERM) lands at a safe point in whatever phase is running: self-play writes
+//! its finished games, the trainer a checkpoint at the step reached, the arena drops the match in
+//! progress at once (it is played again). Nothing complete is lost, and nothing is done twice.
+
+use crate::arena::{Arena, Report, checkpoint_name, ladder_table};
+use crate::config::{RunConfig, SelfplayModel};
+use crate::error::PipelineError;
+use crate::lease::LeaseOptions;
+use crate::matches::MatchKind;
+use crate::metrics::{GenerationEvent, MetricsEvent, MetricsLog};
+use crate::models::{CheckpointSource, checkpoint_at};
+use crate::report::Reporter;
+use crate::run_dir::RunDir;
+use arena::ArenaGame;
+use encode::Encode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use train::{RunOptions, StopReason, Trainer};
+
+/// Games in the run's shards (headers only; damaged shards count nothing: the trainer reports
+/// them).
+///
+/// # Errors
+/// The shards folder cannot be listed.
+pub fn games_in(run: &RunDir) -> Result<u64, PipelineError> {
+    let mut games = 0;
+    for path in shard::list_shards(&run.shards())? {
+        if let Ok((_, counts)) = shard::read_header(&path) {
+            games += counts.games;
+        }
+    }
+    Ok(games)
+}
+
+fn minutes(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}m{:02}s", s / 60, s % 60)
+}
+
+/// One `qizero run`.
+struct Scheduler<'a, G: ArenaGame + Encode> {
+    run: &'a RunDir,
+    config: &'a RunConfig,
+    stop: &'a AtomicBool,
+    reporter: &'a dyn Reporter,
+    arena: Arena<'a, G>,
+}
+
+/// Runs the generations of `config` in `run` (see the module docs), holding the run's trainer
+/// and arena leases.
+///
+/// # Errors
+/// A lease held by another live process, a phase that fails (its error named), a file that
+/// cannot be written.
+pub fn run<G: ArenaGame + Encode>(
+    run: &RunDir,
+    config: &RunConfig,
+    lease: &LeaseOptions,
+    stop: &AtomicBool,
+    reporter: &dyn Reporter,
+) -> Result<(), PipelineError> {
+    let schedule = &config.run;
+    let per_gen_steps = config.train.checkpoint_every;
+    let started = Instant::now();
+    nn::set_cpu_threads(schedule.train_threads);
+    let mut held = crate::training::open::<G>(run, config, lease, reporter)?;
+    let s = Scheduler { run, config, stop, reporter, arena: Arena::<G>::open(run, config, lease, stop, reporter)? };
+    let trainer = &mut held.trainer;
+    let total = if schedule.generations == 0 { "until Ctrl-C".to_owned() } else { schedule.generations.to_string() };
+    reporter.say(&format!(
+        "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
+         self-play with the {} checkpoint; arena every {} generation(s), gate {}",
+        G::NAME,
+        config.net.architecture(),
+        run.root().display(),
+        schedule.games_per_generation,
+        per_gen_steps,
+        match schedule.selfplay_model {
+            SelfplayModel::Latest => "newest",
+            SelfplayModel::Best => "best",
+        },
+        schedule.arena_every,
+        s.arena.gate().describe(),
+    ));
+    let due = |g: u64| g == 0 || g % schedule.arena_every == 0 || g == schedule.generations;
+
+    // Whatever generation the trainer has finished, its arena may still be pending.
+    let mut done = trainer.step() / per_gen_steps;
+    if trainer.step() % per_gen_steps == 0 && due(done) {
+        nn::set_cpu_threads(config.net.cpu_threads);
+        if let Some(report) = s.arena.rate(trainer.step(), &checkpoint_at(run, trainer.step())?)? {
+            s.print_report(&report, done)?;
+        }
+    }
+    let mut generation_times: Vec<Duration> = Vec::new();
+    while !stop.load(Ordering::Relaxed) && (schedule.generations == 0 || done < schedule.generations) {
+        if schedule.max_minutes > 0.0 {
+            let mean = generation_times.iter().sum::<Duration>() / generation_times.len().max(1) as u32;
+            if started.elapsed() + mean > Duration::from_secs_f64(60.0 * schedule.max_minutes) {
+                reporter.say(&format!(
+                    "run: time budget of {} minutes reached after {} (a generation takes about {})",
+                    schedule.max_minutes,
+                    minutes(started.elapsed()),
+                    minutes(mean)
+                ));
+                break;
+            }
+        }
+        let g = done + 1;
+        let gen_started = Instant::now();
+        match s.generation(trainer, g)? {
+            Some((positions, report)) => {
+                done = g;
+                let elapsed = gen_started.elapsed();
+                generation_times.push(elapsed);
+                s.summarise(trainer, g, positions, report.as_ref(), elapsed)?;
+            }
+            None => break,
+        }
+    }
+    // A run cut short by its time budget ends on a generation the arena may have skipped.
+    let last_step = done * per_gen_steps;
+    if !stop.load(Ordering::Relaxed) && done > 0 && !due(done) {
+        nn::set_cpu_threads(config.net.cpu_threads);
+        if let Some(report) = s.arena.rate(last_step, &checkpoint_at(run, last_step)?)? {
+            s.print_report(&report, done)?;
+        }
+    }
+    s.final_ratings(last_step)?;
+    s.plots();
+    if stop.load(Ordering::Relaxed) {
+        reporter.say(&format!("run: stopped after {}; run the same command to go on", minutes(started.elapsed())));
+    } else {
+        reporter.say(&format!("run: {done} generation(s) done in {}", minutes(started.elapsed())));
+    }
+    Ok(())
+}
+
+impl<G: ArenaGame + Encode> Scheduler<'_, G> {
+    /// Plays generation `g`: self-play, training, and the arena when due. Returns the positions
+    /// generated and the arena's report, or `None` if stopped before the generation was done.
+    fn generation(&self, trainer: &mut Trainer<G>, g: u64) -> Result<Option<(u64, Option<Report>)>, PipelineError> {
+        let schedule = &self.config.run;
+        let target_step = g * self.config.train.checkpoint_every;
+        let target_games = g * schedule.games_per_generation;
+        let have = games_in(self.run)?;
+        let positions_before = trainer.positions_generated();
+        if have < target_games {
+            nn::set_cpu_threads(self.config.net.cpu_threads);
+            self.selfplay(trainer.step(), target_games - have, g, have)?;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        nn::set_cpu_threads(schedule.train_threads);
+        let summary = loop {
+            let options = RunOptions { until_step: Some(target_step), no_wait: true, resume_later: true };
+            let summary =
+                crate::training::train_until(self.run, &self.config.train, trainer, options, self.stop, self.reporter)?;
+            match &summary.reason {
+                StopReason::Target | StopReason::Stopped => break summary,
+                StopReason::Starved(why) => {
+                    let more = schedule.games_per_generation.div_ceil(4);
+                    self.reporter.say(&format!("run: training needs more data ({why}): {more} more self-play games"));
+                    nn::set_cpu_threads(self.config.net.cpu_threads);
+                    let have = games_in(self.run)?;
+                    self.selfplay(trainer.step(), more, g, have)?;
+                    if self.stop.load(Ordering::Relaxed) {
+                        break summary;
+                    }
+                    nn::set_cpu_threads(schedule.train_threads);
+                }
+            }
+        };
+        if summary.reason == StopReason::Stopped || trainer.step() < target_step {
+            return Ok(None);
+        }
+        let positions = trainer.positions_generated().saturating_sub(positions_before);
+        let due = g % schedule.arena_every == 0 || g == schedule.generations;
+        let mut report = None;
+        if due {
+            nn::set_cpu_threads(self.config.net.cpu_threads);
+            report = self.arena.rate(target_step, &checkpoint_at(self.run, target_step)?)?;
+            if report.is_none() {
+                return Ok(None);
+            }
+        }
+        Ok(Some((positions, report)))
+    }
+
+    /// Plays `games` self-play games for generation `g` with the model `run.selfplay_model`
+    /// names; `have` games are in the shards already.
+    fn selfplay(&self, step: u64, games: u64, g: u64, have: u64) -> Result<(), PipelineError> {
+        let source = CheckpointSource::<G>::start(self.run, self.config, self.config.run.selfplay_model)?;
+        let id = selfplay::ModelSource::current(&source).id;
+        // Unique per generation and per games already written: a resumed phase plays new games.
+        let instance = (g << 40) ^ have ^ self.config.seed.rotate_left(17);
+        self.reporter.say(&format!("run: generation {g}: {games} self-play games with {id} (trainer at step {step})"));
+        let job = crate::selfplay::Job {
+            run: self.run,
+            config: self.config,
+            selfplay: &self.config.selfplay,
+            source: &source,
+            max_games: Some(games),
+            instance,
+            stop: self.stop,
+            reporter: self.reporter,
+        };
+        crate::selfplay::play(&job)?;
+        Ok(())
+    }
+
+    /// The summary line and metrics event of generation `g`.
+    fn summarise(
+        &self,
+        trainer: &Trainer<G>,
+        g: u64,
+        positions: u64,
+        report: Option<&Report>,
+        elapsed: Duration,
+    ) -> Result<(), PipelineError> {
+        let schedule = &self.config.run;
+        let target_step = g * self.config.train.checkpoint_every;
+        let losses = trainer.last_checkpoint().map(|l| l.losses.clone());
+        let ratings = self.arena.update_ratings()?;
+        let mut line = format!("gen {g}");
+        if schedule.generations > 0 {
+            line.push_str(&format!("/{}", schedule.generations));
+        }
+        line.push_str(&format!(" (step {target_step}, {}): {positions} new positions", minutes(elapsed)));
+        if let Some(l) = &losses {
+            line.push_str(&format!("; loss {:.3} (policy {:.3}, value {:.3})", l.total, l.policy, l.value));
+        }
+        if let Some(r) = report {
+            line.push_str(&format!("; {}", r.results()));
+        }
+        if let Some(p) =
+            ratings.as_ref().and_then(|r| r.players.iter().find(|p| p.name == checkpoint_name(target_step)))
+        {
+            line.push_str(&format!("; Elo {:.0} [{:.0}, {:.0}]", p.elo, p.lo, p.hi));
+        }
+        self.reporter.say(&line);
+        let event = GenerationEvent {
+            generation: g,
+            step: target_step,
+            positions,
+            seconds: elapsed.as_secs_f64(),
+            policy_loss: losses.as_ref().map(|l| l.policy),
+            value_loss: losses.as_ref().map(|l| l.value),
+            best: report.map(|r| r.best.clone()),
+        };
+        if let Err(e) = MetricsLog::new(self.run.metrics()).append(MetricsEvent::Generation(event)) {
+            self.reporter.warn(&format!("warning: {e}"));
+        }
+        self.plots();
+        Ok(())
+    }
+
+    fn print_report(&self, report: &Report, g: u64) -> Result<(), PipelineError> {
+        if report.played.is_empty() {
+            return Ok(());
+        }
+        let mut line = format!("gen {g}: {}", report.results());
+        if let Some(p) =
+            self.arena.update_ratings()?.and_then(|r| r.players.into_iter().find(|p| p.name == report.name))
+        {
+            line.push_str(&format!("; Elo {:.0} [{:.0}, {:.0}]", p.elo, p.lo, p.hi));
+        }
+        self.reporter.say(&line);
+        self.plots();
+        Ok(())
+    }
+
+    /// The ladder and the last checkpoint's standing, at the end of the run.
+    fn final_ratings(&self, last_step: u64) -> Result<(), PipelineError> {
+        let Some(r) = self.arena.update_ratings()? else { return Ok(()) };
+        self.reporter.say(&format!("ratings (random = 0, 95% intervals), {}:", self.run.ratings().display()));
+        self.reporter.say(ladder_table(&r).trim_end());
+        let find = |name: &str| r.players.iter().find(|p| p.name == name);
+        let entries = self.arena.entries()?;
+        let last = checkpoint_name(last_step);
+        if let (Some(first), Some(newest)) = (find(&checkpoint_name(0)), find(&last)) {
+            let vs_random = entries.iter().find(|e| e.a == last && e.kind == MatchKind::Random);
+            let score = vs_random.map_or_else(String::new, |e| {
+                let s = e.score();
+                format!(" scores {s} ({:.0}%) against random;", 100.0 * s.fraction())
+            });
+            self.reporter.say(&format!(
+                "final: {last}{score} Elo {:.0} [{:.0}, {:.0}], {:+.0} over generation 0 ({:.0} [{:.0}, {:.0}])",
+                newest.elo,
+                newest.lo,
+                newest.hi,
+                newest.elo - first.elo,
+                first.elo,
+                first.lo,
+                first.hi
+            ));
+        }
+        Ok(())
+    }
+
+    fn plots(&self) {
+        if let Err(e) = crate::plots::write_all(self.run, self.reporter) {
+            self.reporter.warn(&format!("warning: {e}"));
+        }
+    }
+}

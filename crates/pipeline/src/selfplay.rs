@@ -1,0 +1,207 @@
+//! Self-play into a run directory: the `selfplay` library's workers with a run's model source,
+//! its shards folder, a `selfplay` metrics line per shard, progress and a summary for the user.
+//! `qizero selfplay` and the scheduler's self-play phase both come through [`play`].
+
+use crate::config::RunConfig;
+use crate::error::PipelineError;
+use crate::metrics::{MetricsEvent, MetricsLog, SelfplayEvent};
+use crate::models::CheckpointSource;
+use crate::report::{Progress, Reporter};
+use crate::run_dir::RunDir;
+use encode::Encode;
+use nn::{InferenceService, ServiceStats};
+use selfplay::{Observer, Selfplay, ShardReport, Totals};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// One self-play job in a run directory.
+pub struct Job<'a, G: Encode> {
+    /// The run.
+    pub run: &'a RunDir,
+    /// Its configuration (`[mcts]`, the seed).
+    pub config: &'a RunConfig,
+    /// The `[selfplay]` table to play with (the run's, or this process's variant of it).
+    pub selfplay: &'a selfplay::SelfplayConfig,
+    /// The model source (and its inference service).
+    pub source: &'a CheckpointSource<G>,
+    /// Games to play in all; `None`: until `stop`.
+    pub max_games: Option<u64>,
+    /// The process-unique part of the worker seeds.
+    pub instance: u64,
+    /// Raised to stop: the finished games are written, the rest dropped.
+    pub stop: &'a AtomicBool,
+    /// Where progress and the summary go.
+    pub reporter: &'a dyn Reporter,
+}
+
+/// A process-unique number for the worker seeds: the operating system's randomness (through
+/// the standard library's hasher seeding), the process id and the time.
+#[must_use]
+pub fn random_instance() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.finish()
+}
+
+/// Plays the job's games into the run's shards, with progress, a summary and a metrics line per
+/// shard. Returns the counters.
+///
+/// # Errors
+/// As [`Selfplay::run`] (a failed evaluation stops every worker and is named here).
+pub fn play<G: Encode>(job: &Job<'_, G>) -> Result<Totals, PipelineError> {
+    let progress = selfplay::Progress::new();
+    let bar = job.reporter.progress(job.max_games, "games");
+    let service = job.source.service();
+    let observer = MetricsObserver { metrics: MetricsLog::new(job.run.metrics()), service, bar: &*bar };
+    let shards = job.run.shards();
+    let selfplay = Selfplay {
+        config: job.selfplay,
+        mcts: &job.config.mcts,
+        source: job.source,
+        shard_dir: &shards,
+        seed: job.config.seed,
+        instance: job.instance,
+        max_games: job.max_games,
+        stop: job.stop,
+        progress: &progress,
+        observer: &observer,
+    };
+    let start = Instant::now();
+    let done = AtomicBool::new(false);
+    let before = service.stats();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                show(&*bar, &progress.snapshot(), service, before, start.elapsed());
+                for warning in job.source.take_warnings() {
+                    bar.say(&warning);
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        });
+        let result = selfplay.run();
+        done.store(true, Ordering::Relaxed);
+        result
+    });
+    let totals = progress.snapshot();
+    show(&*bar, &totals, service, before, start.elapsed());
+    for warning in job.source.take_warnings() {
+        bar.say(&warning);
+    }
+    drop(bar);
+    summary(job.reporter, &totals, service, before, start.elapsed());
+    result?;
+    Ok(totals)
+}
+
+fn rate(count: u64, elapsed: Duration) -> f64 {
+    let secs = elapsed.as_secs_f64();
+    if secs > 0.0 { count as f64 / secs } else { 0.0 }
+}
+
+fn false_resign_text(t: &Totals) -> String {
+    match t.false_resign_rate() {
+        Some(r) => format!("{:.1}% of {}", 100.0 * r, t.would_resign),
+        None => "n/a".to_owned(),
+    }
+}
+
+/// The service's counters since `before`.
+fn since(service: &InferenceService, before: ServiceStats) -> ServiceStats {
+    let now = service.stats();
+    ServiceStats {
+        requests: now.requests - before.requests,
+        positions: now.positions - before.positions,
+        forward_passes: now.forward_passes - before.forward_passes,
+        forward_positions: now.forward_positions - before.forward_positions,
+        cache_hits: now.cache_hits - before.cache_hits,
+        forward_seconds: now.forward_seconds - before.forward_seconds,
+    }
+}
+
+fn show(bar: &dyn Progress, t: &Totals, service: &InferenceService, before: ServiceStats, elapsed: Duration) {
+    let s = since(service, before);
+    bar.set_position(t.games);
+    bar.set_message(&format!(
+        "{:.1} pos/s  {:.0} evals/s  batch {:.1}  W/D/L {}/{}/{}  resigned {}  false-resign {}",
+        rate(t.moves, elapsed),
+        rate(s.positions, elapsed),
+        s.mean_batch(),
+        t.first_wins,
+        t.draws,
+        t.second_wins,
+        t.resigned,
+        false_resign_text(t)
+    ));
+}
+
+fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, before: ServiceStats, elapsed: Duration) {
+    let s = since(service, before);
+    let secs = elapsed.as_secs_f64();
+    reporter.say(&format!(
+        "selfplay: {} games, {} positions ({} samples) in {secs:.1} s: {:.1} positions/s, {:.0} evaluations/s, \
+         mean batch {:.1} (net busy {:.0}%), {} shards",
+        t.games,
+        t.moves,
+        t.samples,
+        rate(t.moves, elapsed),
+        rate(s.positions, elapsed),
+        s.mean_batch(),
+        if secs > 0.0 { 100.0 * s.forward_seconds / secs } else { 0.0 },
+        t.shards
+    ));
+    reporter.say(&format!(
+        "results (first player): W/D/L {}/{}/{}, resigned {}, capped {}, false-resign rate {}",
+        t.first_wins,
+        t.draws,
+        t.second_wins,
+        t.resigned,
+        t.capped,
+        false_resign_text(t)
+    ));
+}
+
+/// Writes a `selfplay` metrics line per shard and notes model changes above the progress bar.
+struct MetricsObserver<'a> {
+    metrics: MetricsLog,
+    service: &'a InferenceService,
+    bar: &'a dyn Progress,
+}
+
+impl Observer for MetricsObserver<'_> {
+    fn shard_written(&self, r: &ShardReport) {
+        let t = &r.totals;
+        let event = SelfplayEvent {
+            worker: r.worker,
+            worker_id: r.worker_id.clone(),
+            shard: r.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            model: r.model_id.clone(),
+            games: t.games,
+            positions: t.moves,
+            samples: t.samples,
+            first_wins: t.first_wins,
+            draws: t.draws,
+            second_wins: t.second_wins,
+            resigned: t.resigned,
+            capped: t.capped,
+            no_resign_games: t.no_resign_games,
+            would_resign: t.would_resign,
+            false_resigns: t.false_resigns,
+            moves_played: r.moves_played,
+            seconds: r.seconds,
+            positions_per_s: r.moves_per_second(),
+            evals_per_s: r.evaluations_per_second(),
+            worker_batch: t.mean_batch(),
+            mean_batch: self.service.stats().mean_batch(),
+        };
+        if let Err(e) = self.metrics.append(MetricsEvent::Selfplay(event)) {
+            self.bar.say(&format!("warning: {e}"));
+        }
+    }
+
+    fn model_changed(&self, id: &str) {
+        self.bar.say(&format!("selfplay: now playing with model {id}"));
+    }
+}
