@@ -216,24 +216,17 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
 /// Today's date (UTC) as PGN writes it, `YYYY.MM.DD`.
 #[must_use]
 pub fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}.{m:02}.{d:02}")
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    utc_time(u64::try_from(now).unwrap_or(0))[..10].replace('-', ".")
 }
 
-/// The proleptic Gregorian date of a day number counted from 1970-01-01 (H. Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// A Unix time in milliseconds as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian calendar,
+/// through `humantime`'s RFC 3339 formatting).
+#[must_use]
+pub fn utc_time(ms: u64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(ms / 1000);
+    let rfc3339 = humantime::format_rfc3339_seconds(time).to_string();
+    format!("{} UTC", rfc3339.trim_end_matches('Z').replacen('T', " ", 1))
 }
 
 #[cfg(test)]
@@ -281,9 +274,11 @@ mod tests {
 
     #[test]
     fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(today().len(), 10);
+        assert_eq!(utc_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_time(1_700_000_000_000), "2023-11-14 22:13:20 UTC");
+        assert_eq!(utc_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc_time(1_704_067_200_999), "2024-01-01 00:00:00 UTC");
+        let t = today();
+        assert_eq!((t.len(), &t[4..5], &t[7..8]), (10, ".", "."), "{t}");
     }
 }

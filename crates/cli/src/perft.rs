@@ -18,6 +18,10 @@ pub struct PerftArgs {
     /// Print each root move with its leaf count first.
     #[arg(long)]
     divide: bool,
+    /// Threads counting root moves' subtrees at once (rayon; 0 = one per core). The counts are
+    /// the same whatever the number.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
     /// Depth in plies (1 = the number of legal moves).
     depth: u32,
 }
@@ -25,14 +29,25 @@ pub struct PerftArgs {
 /// Runs `qizero perft`.
 pub fn run(args: &PerftArgs) -> Result<()> {
     match args.game {
-        GameName::Xiangqi => {
-            count(args, xiangqi::START_FEN, xiangqi::Position::from_fen, xiangqi::perft, xiangqi::divide)
-        }
-        GameName::Draughts => {
-            count(args, draughts::START_FEN, draughts::Position::from_fen, draughts::perft, draughts::divide)
-        }
+        GameName::Xiangqi => count(
+            args,
+            xiangqi::START_FEN,
+            xiangqi::Position::from_fen,
+            xiangqi::perft,
+            xiangqi::divide_parallel,
+        ),
+        GameName::Draughts => count(
+            args,
+            draughts::START_FEN,
+            draughts::Position::from_fen,
+            draughts::perft,
+            draughts::divide_parallel,
+        ),
     }
 }
+
+/// A parallel divide: the position, the depth and the threads in, each root move's count out.
+type Divide<P, M> = fn(&P, u32, usize) -> Result<Vec<(M, u64)>, rayon::ThreadPoolBuildError>;
 
 /// Reads the position, counts (split by root move with --divide) and reports, for any game.
 fn count<P, M: Display, E: std::error::Error + Send + Sync + 'static>(
@@ -40,15 +55,17 @@ fn count<P, M: Display, E: std::error::Error + Send + Sync + 'static>(
     start_fen: &str,
     parse: fn(&str) -> Result<P, E>,
     perft: fn(&mut P, u32) -> u64,
-    divide: fn(&mut P, u32) -> Vec<(M, u64)>,
+    divide: Divide<P, M>,
 ) -> Result<()> {
     let fen = args.fen.as_deref().unwrap_or(start_fen);
     let mut pos = parse(fen).with_context(|| format!("bad FEN '{fen}'"))?;
     let start = Instant::now();
-    let nodes = if args.divide {
-        let split = divide(&mut pos, args.depth);
-        for (mv, n) in &split {
-            println!("{mv}: {n}");
+    let nodes = if args.depth > 0 && (args.divide || args.threads != 1) {
+        let split = divide(&pos, args.depth, args.threads).context("starting the perft threads")?;
+        if args.divide {
+            for (mv, n) in &split {
+                println!("{mv}: {n}");
+            }
         }
         split.iter().map(|(_, n)| n).sum()
     } else {

@@ -8,9 +8,9 @@ use encode::Encode;
 use game::{Game, Side};
 use ndarray::{Array1, Array2, Array4};
 use ndarray_npy::NpzWriter;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use shard::{GameRecord, Shard};
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// `qizero shard ...`
@@ -82,7 +82,7 @@ fn inspect(args: &InspectArgs) -> Result<()> {
     println!("model     {}", h.model);
     println!("worker    {}", h.worker);
     println!("seed      {}", h.seed);
-    println!("created   {} ({} ms since the Unix epoch)", utc_string(h.created_ms), h.created_ms);
+    println!("created   {} ({} ms since the Unix epoch)", arena::record::utc_time(h.created_ms), h.created_ms);
     let (first, second) = side_names(&h.game);
     let mut wins = [0u64; 3];
     let mut reasons: BTreeMap<&str, u64> = BTreeMap::new();
@@ -215,6 +215,9 @@ struct Arrays {
     game_id: Array1<i64>,
 }
 
+/// The per-sample scalars of an export row: z, root value, ply, game id.
+type Scalars = (f32, f32, i32, i64);
+
 /// Replays every game of every shard and encodes each sample with `G`'s encoding.
 fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
     let info = G::ENCODING;
@@ -230,18 +233,30 @@ fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
         }
     }
     let n: usize = shards.iter().map(|(_, s)| s.counts().samples as usize).sum();
-    let mut planes = vec![0f32; n * info.plane_len()];
-    let mut policy = vec![0f32; n * info.policy_size];
-    let (mut z, mut root_value, mut ply, mut game_id) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-    let mut moves = Vec::new();
-    let mut shares = Vec::new();
-    let mut indices = Vec::new();
-    let mut k = 0;
+    let (plane_len, policy_size) = (info.plane_len(), info.policy_size);
+    let mut planes = vec![0f32; n * plane_len];
+    let mut policy = vec![0f32; n * policy_size];
+    // One job per game, each with its own rows of the arrays, encoded in parallel (rayon's
+    // pool) and put back in shard and game order.
+    let mut jobs = Vec::new();
+    let (mut planes_left, mut policy_left) = (planes.as_mut_slice(), policy.as_mut_slice());
     for (path, shard) in shards {
         for record in &shard.games {
+            let rows = record.samples.len();
+            let (p, rest) = std::mem::take(&mut planes_left).split_at_mut(rows * plane_len);
+            let (q, rest2) = std::mem::take(&mut policy_left).split_at_mut(rows * policy_size);
+            (planes_left, policy_left) = (rest, rest2);
+            jobs.push((path.as_path(), record, p, q));
+        }
+    }
+    let columns: Vec<Result<Vec<Scalars>>> = jobs
+        .into_par_iter()
+        .map(|(path, record, planes, policy)| {
+            let mut rows = Vec::with_capacity(record.samples.len());
+            let (mut moves, mut shares, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+            let mut k = 0;
             record.replay_with::<G>(path, |view| {
-                view.game.encode(&mut planes[k * info.plane_len()..(k + 1) * info.plane_len()]);
+                view.game.encode(&mut planes[k * plane_len..(k + 1) * plane_len]);
                 moves.clear();
                 shares.clear();
                 for &(mv, p) in view.pi {
@@ -249,15 +264,24 @@ fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
                     shares.push(p);
                 }
                 view.game.policy_indices(&moves, &mut indices);
-                encode::policy_target(&indices, &shares, &mut policy[k * info.policy_size..(k + 1) * info.policy_size]);
-                z.push(view.sample.z);
-                root_value.push(view.sample.root_value);
-                ply.push(view.sample.ply as i32);
-                game_id.push(record.game_id as i64);
+                encode::policy_target(&indices, &shares, &mut policy[k * policy_size..(k + 1) * policy_size]);
+                rows.push((view.sample.z, view.sample.root_value, view.sample.ply as i32, record.game_id as i64));
                 k += 1;
             })?;
+            Ok(rows)
+        })
+        .collect();
+    let (mut z, mut root_value, mut ply, mut game_id) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    for rows in columns {
+        for (a, b, c, d) in rows? {
+            z.push(a);
+            root_value.push(b);
+            ply.push(c);
+            game_id.push(d);
         }
     }
+    let k = z.len();
     debug_assert_eq!(k, n);
     Ok(Arrays {
         planes: Array4::from_shape_vec((n, info.planes, info.height, info.width), planes)?,
@@ -269,46 +293,20 @@ fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
     })
 }
 
-/// Writes the arrays as an uncompressed .npz (a zip of .npy files, what `numpy.savez` makes).
+/// Writes the arrays as an uncompressed .npz (a zip of .npy files, what `numpy.savez` makes),
+/// through the one atomic writer: a half-written archive is never left under `path`.
 fn write_npz(path: &Path, arrays: Arrays) -> Result<()> {
-    let context = || format!("cannot write {}", path.display());
-    let file = File::create(path).with_context(context)?;
-    let mut npz = NpzWriter::new(file);
-    npz.add_array("planes", &arrays.planes).with_context(context)?;
-    npz.add_array("policy", &arrays.policy).with_context(context)?;
-    npz.add_array("z", &arrays.z).with_context(context)?;
-    npz.add_array("root_value", &arrays.root_value).with_context(context)?;
-    npz.add_array("ply", &arrays.ply).with_context(context)?;
-    npz.add_array("game_id", &arrays.game_id).with_context(context)?;
-    npz.finish().with_context(context)?.sync_all().with_context(context)?;
+    let npz_error = |e: ndarray_npy::WriteNpzError| std::io::Error::other(e.to_string());
+    durable::write_atomic_with(path, |file| {
+        let mut npz = NpzWriter::new(file);
+        npz.add_array("planes", &arrays.planes).map_err(npz_error)?;
+        npz.add_array("policy", &arrays.policy).map_err(npz_error)?;
+        npz.add_array("z", &arrays.z).map_err(npz_error)?;
+        npz.add_array("root_value", &arrays.root_value).map_err(npz_error)?;
+        npz.add_array("ply", &arrays.ply).map_err(npz_error)?;
+        npz.add_array("game_id", &arrays.game_id).map_err(npz_error)?;
+        npz.finish().map_err(npz_error)?;
+        Ok(())
+    })?;
     Ok(())
-}
-
-/// A Unix time in milliseconds as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian calendar).
-fn utc_string(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn utc_dates() {
-        assert_eq!(utc_string(0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(utc_string(1_700_000_000_000), "2023-11-14 22:13:20 UTC");
-        assert_eq!(utc_string(951_782_400_000), "2000-02-29 00:00:00 UTC");
-    }
 }

@@ -14,6 +14,7 @@ use crate::window::WindowSnapshot;
 use encode::Encode;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
 use tch::Tensor;
 
 /// One batch, as CPU tensors. The policy target is sparse: row `b` gives shares
@@ -56,13 +57,20 @@ pub fn batch_seed(seed: u64, step: u64) -> u64 {
     mix(mix(seed) ^ step)
 }
 
-/// Draws batch `step` from `window` (which must hold at least one position) and builds it with
-/// `threads` threads (0 or 1: this thread).
+/// Draws batch `step` from `window` (which must hold at least one position) and builds it on
+/// `pool` (rayon; `None` or a one-thread pool: this thread). The batch is the same whatever the
+/// pool.
 ///
 /// # Panics
 /// If the window is empty (the trainer never asks then).
 #[must_use]
-pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_size: usize, threads: usize) -> Batch {
+pub fn build<G: Encode>(
+    window: &WindowSnapshot<G>,
+    seed: u64,
+    step: u64,
+    batch_size: usize,
+    pool: Option<&rayon::ThreadPool>,
+) -> Batch {
     let total = window.positions();
     assert!(total > 0, "a batch needs a window with positions");
     let info = G::ENCODING;
@@ -77,8 +85,6 @@ pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_
     let mut values = vec![0f32; batch_size];
     let labels = info.policy_size;
     let mut mask = vec![ILLEGAL; batch_size * labels];
-    let threads = threads.clamp(1, batch_size.max(1));
-    let rows = batch_size.div_ceil(threads);
     let fill = |picks: &[(u64, usize)],
                 planes: &mut [f32],
                 index: &mut [i64],
@@ -93,21 +99,24 @@ pub fn build<G: Encode>(window: &WindowSnapshot<G>, seed: u64, step: u64, batch_
             *v = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
         }
     };
-    if threads == 1 {
-        fill(&picks, &mut planes, &mut index, &mut share, &mut values, &mut mask);
-    } else {
-        std::thread::scope(|scope| {
+    match pool.filter(|p| p.current_num_threads() > 1) {
+        None => fill(&picks, &mut planes, &mut index, &mut share, &mut values, &mut mask),
+        Some(pool) => {
+            // Rows are independent: each chunk fills its own, whatever thread takes it.
+            let rows = batch_size.div_ceil(pool.current_num_threads()).max(1);
             let chunks = picks
-                .chunks(rows)
-                .zip(planes.chunks_mut(rows * plane_len))
-                .zip(index.chunks_mut(rows * width))
-                .zip(share.chunks_mut(rows * width))
-                .zip(values.chunks_mut(rows))
-                .zip(mask.chunks_mut(rows * labels));
-            for (((((picks, planes), index), share), values), mask) in chunks {
-                scope.spawn(move || fill(picks, planes, index, share, values, mask));
-            }
-        });
+                .par_chunks(rows)
+                .zip(planes.par_chunks_mut(rows * plane_len))
+                .zip(index.par_chunks_mut(rows * width))
+                .zip(share.par_chunks_mut(rows * width))
+                .zip(values.par_chunks_mut(rows))
+                .zip(mask.par_chunks_mut(rows * labels));
+            pool.install(|| {
+                chunks.for_each(|(((((picks, planes), index), share), values), mask)| {
+                    fill(picks, planes, index, share, values, mask);
+                });
+            });
+        }
     }
     let (b, k) = (batch_size as i64, width as i64);
     let dims = [b, info.planes as i64, info.height as i64, info.width as i64];

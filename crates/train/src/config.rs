@@ -102,8 +102,8 @@ pub struct TrainConfig {
     /// range (0, 3600].
     pub poll_seconds: f64,
     /// Threads that build batches (replay, encode, augment) while the net trains on the previous
-    /// one; 0 builds each batch in the training thread, between steps. Count. Default 1, range
-    /// 0..=64.
+    /// one (a rayon pool when more than one); 0 builds each batch in the training thread, between
+    /// steps. Count. Default 1, range 0..=64.
     pub loader_threads: usize,
 }
 

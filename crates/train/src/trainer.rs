@@ -225,6 +225,8 @@ pub struct Trainer<G: Encode> {
     since_metrics: LossSum,
     last_lr: f64,
     prefetch: Option<Prefetch<G>>,
+    /// The rayon pool that builds batches (`loader_threads` threads), when more than one.
+    loader: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl<G: Encode> Trainer<G> {
@@ -263,6 +265,16 @@ impl<G: Encode> Trainer<G> {
             }
         };
         let window = ReplayWindow::new(&setup.shards, setup.train.window_positions);
+        let loader = match setup.train.loader_threads {
+            0 | 1 => None,
+            n => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("batch-rows-{i}"))
+                    .build()
+                    .map_err(|e| TrainError::Torch(format!("starting the batch loader's {n} threads: {e}")))?,
+            )),
+        };
         Ok(Trainer {
             checkpoints,
             net,
@@ -277,6 +289,7 @@ impl<G: Encode> Trainer<G> {
             since_checkpoint: LossSum::default(),
             since_metrics: LossSum::default(),
             prefetch: None,
+            loader,
             setup,
         })
     }
@@ -361,14 +374,16 @@ impl<G: Encode> Trainer<G> {
                 p.handle.join().map_err(|_| TrainError::Torch("the batch loader thread panicked".into()))?
             }
             // A batch for another step or an older window: let it finish unused.
-            _ => batch::build(&window, seed, self.step, batch_size, threads),
+            _ => batch::build(&window, seed, self.step, batch_size, self.loader.as_deref()),
         };
         if threads > 0 {
             let next = self.step + 1;
-            let w = Arc::clone(&window);
+            let (w, pool) = (Arc::clone(&window), self.loader.clone());
+            // A plain thread waits for the batch beside the training step; the rows are built on
+            // the loader's rayon pool.
             let handle = std::thread::Builder::new()
                 .name("batch-loader".into())
-                .spawn(move || batch::build(&w, seed, next, batch_size, threads))
+                .spawn(move || batch::build(&w, seed, next, batch_size, pool.as_deref()))
                 .map_err(|e| TrainError::Torch(format!("starting the batch loader: {e}")))?;
             self.prefetch = Some(Prefetch { step: next, window, handle });
         }

@@ -28,7 +28,8 @@
 
 use crate::TrainError;
 use encode::Encode;
-use std::collections::BTreeMap;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -243,29 +244,60 @@ impl<G: Encode> ReplayWindow<G> {
         let mut present = std::collections::HashSet::with_capacity(paths.len());
         let mut window: Vec<Arc<LoadedShard<G>>> = Vec::new();
         let mut held = 0u64;
-        for path in paths.iter().rev() {
-            let Some(name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else { continue };
+        let newest_first: Vec<(&PathBuf, String)> = paths
+            .iter()
+            .rev()
+            .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(|n| (p, n.to_owned())))
+            .collect();
+        // Shards read ahead of the walk below, several at once.
+        let mut read_ahead: HashMap<String, Result<LoadedShard<G>, shard::ShardError>> = HashMap::new();
+        for (k, (path, name)) in newest_first.iter().enumerate() {
+            let name = name.clone();
             present.insert(name.clone());
             let inside = held < self.window_positions;
             let entry = self.entries.remove(&name);
             if entry.is_none() {
                 report.new_shards += 1;
             }
+            let needs_load = inside && matches!(entry, Some(Entry::Counted(_)) | None);
+            if needs_load && !read_ahead.contains_key(&name) {
+                // This shard, and the next few the walk has not seen, are read and replayed in
+                // parallel (rayon's pool): independent, CPU-bound work. A shard read ahead that
+                // ends up outside the window is only counted.
+                let ahead = rayon::current_num_threads().max(1);
+                let batch: Vec<(&PathBuf, String)> = std::iter::once((*path, name.clone()))
+                    .chain(
+                        newest_first[k + 1..]
+                            .iter()
+                            .filter(|(_, n)| !self.entries.contains_key(n))
+                            .take(ahead - 1)
+                            .map(|(p, n)| (*p, n.clone())),
+                    )
+                    .collect();
+                let loaded: Vec<_> = batch.into_par_iter().map(|(p, n)| (n, LoadedShard::<G>::load(p))).collect();
+                read_ahead.extend(loaded);
+            }
             let (entry, fault) = match (entry, inside) {
                 (Some(Entry::Corrupt), _) => (Entry::Corrupt, None),
                 (Some(Entry::Loaded(s)), true) => (Entry::Loaded(s), None),
                 (Some(Entry::Loaded(s)), false) => (Entry::Counted(s.positions() as u64), None),
                 (Some(Entry::Counted(n)), false) => (Entry::Counted(n), None),
-                (Some(Entry::Counted(_)) | None, true) => match LoadedShard::<G>::load(path) {
-                    Ok(s) => (Entry::Loaded(Arc::new(s)), None),
-                    Err(e) => (Entry::Corrupt, Some(e.to_string())),
-                },
-                (None, false) => match shard::read_header(path) {
-                    Ok((header, _)) if header.game != G::NAME => {
-                        (Entry::Corrupt, Some(format!("shard holds {} games, not {}", header.game, G::NAME)))
+                (Some(Entry::Counted(_)) | None, true) => {
+                    match read_ahead.remove(&name).unwrap_or_else(|| LoadedShard::<G>::load(path)) {
+                        Ok(s) => (Entry::Loaded(Arc::new(s)), None),
+                        Err(e) => (Entry::Corrupt, Some(e.to_string())),
                     }
-                    Ok((_, counts)) => (Entry::Counted(counts.samples), None),
-                    Err(e) => (Entry::Corrupt, Some(e.to_string())),
+                }
+                (None, false) => match read_ahead.remove(&name) {
+                    Some(Ok(s)) => (Entry::Counted(s.positions() as u64), None),
+                    Some(Err(e)) => (Entry::Corrupt, Some(e.to_string())),
+                    None => match shard::read_header(path) {
+                        Ok((header, _)) if header.game != G::NAME => {
+                            (Entry::Corrupt, Some(format!("shard holds {} games, not {}", header.game, G::NAME)))
+                        }
+                        Ok((_, counts)) => (Entry::Counted(counts.samples), None),
+                        Err(e) => (Entry::Corrupt, Some(e.to_string())),
+                    },
                 },
             };
             if let Some(fault) = fault {

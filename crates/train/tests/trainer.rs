@@ -121,8 +121,9 @@ fn batches_depend_only_on_seed_step_and_window() {
     let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1_000_000);
     window.scan().expect("scan");
     let w = window.snapshot();
-    let one = batch::build(w, 5, 9, 33, 1);
-    let three = batch::build(w, 5, 9, 33, 3);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+    let one = batch::build(w, 5, 9, 33, None);
+    let three = batch::build(w, 5, 9, 33, Some(&pool));
     let same = |a: &batch::Batch, b: &batch::Batch| {
         a.inputs.equal(&b.inputs)
             && a.policy_index.equal(&b.policy_index)
@@ -131,7 +132,7 @@ fn batches_depend_only_on_seed_step_and_window() {
             && a.legal_mask.equal(&b.legal_mask)
     };
     assert!(same(&one, &three));
-    let other = batch::build(w, 5, 10, 33, 1);
+    let other = batch::build(w, 5, 10, 33, None);
     assert!(!same(&one, &other));
     let sums = Vec::<f32>::try_from(one.policy_share.sum_dim_intlist(1, false, tch::Kind::Float)).expect("sums");
     assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-5), "{sums:?}");
@@ -170,7 +171,7 @@ fn batch_rows_are_the_encoders_view() {
 
     let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1000);
     window.scan().expect("scan");
-    let b = batch::build(window.snapshot(), 1, 0, 16, 1);
+    let b = batch::build(window.snapshot(), 1, 0, 16, None);
     let dense = tch::Tensor::zeros([16, info.policy_size as i64], (tch::Kind::Float, tch::Device::Cpu)).scatter_add(
         1,
         &b.policy_index,
