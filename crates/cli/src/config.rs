@@ -146,6 +146,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     }
     let config: RunConfig = toml::Value::Table(value).try_into().context("bad configuration")?;
     config.net.validate().map_err(anyhow::Error::msg)?;
+    config.inference.validate().map_err(anyhow::Error::msg)?;
     config.mcts.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     config.selfplay.validate()?;
     config.train.validate()?;

@@ -340,7 +340,7 @@ fn selfplay_phase<G: ArenaGame + Encode>(
     let (net, _) = nn::checkpoint::load(&path, G::NAME, G::ENCODING, &config.net)
         .with_context(|| format!("loading {}", path.display()))?;
     let id = path.file_stem().map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
-    let service = InferenceService::start(net, config.inference.clone());
+    let service = InferenceService::start(net, config.inference.clone())?;
     let source = FixedModel::new(&id, service.evaluator::<G>());
     // Unique per generation and per games already written: a resumed phase plays new games.
     let instance = (g << 40) ^ have ^ config.seed.rotate_left(17);

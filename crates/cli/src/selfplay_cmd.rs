@@ -291,7 +291,7 @@ impl<G: Encode> CheckpointSource<G> {
                 (net, None, RANDOM_INIT.into())
             }
         };
-        let service = InferenceService::start(net, config.inference.clone());
+        let service = InferenceService::start(net, config.inference.clone())?;
         let evaluator: Arc<dyn mcts::Evaluator<G>> = Arc::new(service.evaluator::<G>());
         Ok(CheckpointSource {
             service,

@@ -1,9 +1,9 @@
 //! The net on the CPU: it learns (overfits a fixed batch), checkpoints round-trip exactly, wrong
-//! checkpoints are refused with a message naming the mismatch, and the batching service answers
-//! exactly what a direct forward pass gives.
+//! checkpoints are refused with a message naming the mismatch, the batching service answers
+//! exactly what a direct forward pass gives, and a service whose net fails answers errors.
 
 use encode::Encode;
-use mcts::{EvalRequest, Evaluator};
+use mcts::{EvalError, EvalRequest, Evaluator};
 use nn::checkpoint;
 use nn::evaluator::{EncodedBatch, priors_from_logits};
 use nn::{InferenceService, NetConfig, NnError, PolicyValueNet, ServiceConfig};
@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use tch::nn::OptimizerConfig;
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 fn cpu_tiny() -> NetConfig {
     NetConfig { device: "cpu".into(), ..NetConfig::tiny() }
@@ -155,7 +155,8 @@ fn service_answers_like_a_direct_forward_pass() {
     let (logits, values) = net.infer(&planes(&games));
     let logits = Vec::<f32>::try_from(&logits.view([-1])).expect("logits");
     let values = Vec::<f32>::try_from(&values).expect("values");
-    let service = InferenceService::start(net, ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024 });
+    let service = InferenceService::start(net, ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024 })
+        .expect("starts");
     let moves: Vec<Vec<xiangqi::Move>> = games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect();
     let requests: Vec<EvalRequest<'_, xiangqi::Game>> =
         games.iter().zip(&moves).map(|(game, moves)| EvalRequest { game, moves }).collect();
@@ -192,4 +193,122 @@ fn service_answers_like_a_direct_forward_pass() {
     let mut encoded = EncodedBatch::default();
     encoded.encode(&requests);
     assert_eq!(encoded.len(), 24);
+}
+
+/// Makes `net`'s forward pass fail inside libtorch (a C++ exception): the stem's weight gets
+/// a shape no input fits.
+fn break_forward(net: &PolicyValueNet) {
+    let mut stem = net.var_store().variables()["stem.weight"].shallow_clone();
+    tch::no_grad(|| stem.set_data(&Tensor::zeros([1, 1, 1, 1], (Kind::Float, Device::Cpu))));
+}
+
+fn requests_of<'a>(games: &'a [xiangqi::Game], moves: &'a [Vec<xiangqi::Move>]) -> Vec<EvalRequest<'a, xiangqi::Game>> {
+    games.iter().zip(moves).map(|(game, moves)| EvalRequest { game, moves }).collect()
+}
+
+fn legal(games: &[xiangqi::Game]) -> Vec<Vec<xiangqi::Move>> {
+    games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect()
+}
+
+#[test]
+fn a_failing_forward_pass_is_an_error_for_every_requester() {
+    let games = xiangqi_positions(6, 9);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    break_forward(&net);
+    // A long wait, so the two threads' requests share one pass.
+    let config = ServiceConfig { max_batch: 64, max_wait_us: 50_000, cache_entries: 256 };
+    let service = InferenceService::start(net, config).expect("starts");
+    let answers: Vec<Result<_, EvalError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = requests
+            .chunks(3)
+            .map(|chunk| {
+                let ev = service.evaluator::<xiangqi::Game>();
+                s.spawn(move || ev.evaluate(chunk))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("joins")).collect()
+    });
+    for answer in answers {
+        match answer {
+            Err(EvalError::Backend(cause)) => assert!(cause.contains("forward pass on cpu"), "{cause}"),
+            other => panic!("a failed pass must be an error, got {other:?}"),
+        }
+    }
+    // Asked again, the same positions fail again: nothing was cached or made up.
+    let again = service.evaluator::<xiangqi::Game>().evaluate(&requests);
+    assert!(matches!(again, Err(EvalError::Backend(_))), "{again:?}");
+    let stats = service.stats();
+    assert_eq!((stats.requests, stats.positions, stats.forward_passes, stats.cache_hits), (0, 0, 0, 0), "{stats:?}");
+}
+
+#[test]
+fn non_finite_outputs_are_errors() {
+    let games = xiangqi_positions(2, 4);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    tch::no_grad(|| {
+        for (_, mut var) in net.var_store().variables() {
+            let _ = var.fill_(f64::NAN);
+        }
+    });
+    let service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let e = service.evaluator::<xiangqi::Game>().evaluate(&requests).expect_err("NaN out");
+    assert!(e.to_string().contains("is NaN"), "{e}");
+}
+
+#[test]
+fn a_request_the_net_cannot_take_is_refused_and_the_service_goes_on() {
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    let service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let board = draughts::Game::new();
+    let moves = game::Game::legal_moves(&board);
+    let wrong = [EvalRequest { game: &board, moves: moves.as_ref() }];
+    let e = service.evaluator::<draughts::Game>().evaluate(&wrong).expect_err("another game");
+    assert!(matches!(e, EvalError::Backend(_)), "{e:?}");
+    assert!(e.to_string().contains("draughts-v1") && e.to_string().contains("xiangqi"), "{e}");
+    let games = xiangqi_positions(2, 6);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    assert_eq!(service.evaluator::<xiangqi::Game>().evaluate(&requests).expect("serves on").len(), 2);
+}
+
+#[test]
+fn a_stopped_service_answers_stopped() {
+    let games = xiangqi_positions(2, 8);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    let mut service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let before = service.evaluator::<xiangqi::Game>();
+    assert!(before.evaluate(&requests).is_ok());
+    service.stop();
+    service.stop();
+    for ev in [before, service.evaluator::<xiangqi::Game>()] {
+        let e = ev.evaluate(&requests).expect_err("stopped");
+        assert!(matches!(e, EvalError::Stopped(_)), "{e:?}");
+        assert!(e.to_string().contains("stopped"), "{e}");
+    }
+}
+
+#[test]
+fn service_config_ranges_are_checked() {
+    let refused = |config: ServiceConfig, field: &str| {
+        let e = config.validate().expect_err("out of range");
+        assert!(e.contains(&format!("inference.{field} = ")), "{e}");
+        let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+        let e = InferenceService::start(net, config).expect_err("refused at start");
+        assert!(e.to_string().contains(&format!("inference.{field}")), "{e}");
+    };
+    refused(ServiceConfig { max_batch: 0, ..ServiceConfig::default() }, "max_batch");
+    refused(ServiceConfig { max_batch: 4097, ..ServiceConfig::default() }, "max_batch");
+    refused(ServiceConfig { cache_entries: 100_000_000_000, ..ServiceConfig::default() }, "cache_entries");
+    refused(ServiceConfig { max_wait_us: 100_000_000, ..ServiceConfig::default() }, "max_wait_us");
+    let e = ServiceConfig { max_batch: 0, ..ServiceConfig::default() }.validate().expect_err("0");
+    assert_eq!(e, "inference.max_batch = 0 is outside 1..=4096");
+    assert_eq!(ServiceConfig::default().validate(), Ok(()));
+    let edge = ServiceConfig { max_batch: 4096, max_wait_us: 100_000, cache_entries: nn::MAX_CACHE_ENTRIES };
+    assert_eq!(edge.validate(), Ok(()));
 }
