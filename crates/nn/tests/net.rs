@@ -1,6 +1,7 @@
 //! The net on the CPU: it learns (overfits a fixed batch), checkpoints round-trip exactly, wrong
-//! checkpoints are refused with a message naming the mismatch, the batching service answers
-//! exactly what a direct forward pass gives, and a service whose net fails answers errors.
+//! checkpoints are refused with a message naming the mismatch, damaged or renamed checkpoints
+//! and device files are refused naming the file, the batching service answers exactly what a
+//! direct forward pass gives, and a service whose net fails answers errors.
 
 use encode::Encode;
 use mcts::{EvalError, EvalRequest, Evaluator};
@@ -311,4 +312,120 @@ fn service_config_ranges_are_checked() {
     assert_eq!(ServiceConfig::default().validate(), Ok(()));
     let edge = ServiceConfig { max_batch: 4096, max_wait_us: 100_000, cache_entries: nn::MAX_CACHE_ENTRIES };
     assert_eq!(edge.validate(), Ok(()));
+}
+
+/// Where the tensor data of a safetensors file begins (after the 8-byte length and the header).
+fn data_start(bytes: &[u8]) -> usize {
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[..8]);
+    8 + usize::try_from(u64::from_le_bytes(len)).expect("fits")
+}
+
+/// `path` rewritten as a file from before `weights_sha256` existed: the same tensors and
+/// metadata, less that key, at `to`.
+fn without_digest(path: &std::path::Path, to: &std::path::Path) {
+    let bytes = std::fs::read(path).expect("reads");
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("header");
+    let mut meta = header.metadata().clone().expect("metadata");
+    assert!(meta.remove(checkpoint::WEIGHTS_SHA256).is_some(), "save records the digest");
+    let file = safetensors::SafeTensors::deserialize(&bytes).expect("reads");
+    let out = safetensors::serialize(file.tensors(), &Some(meta)).expect("serializes");
+    std::fs::write(to, out).expect("writes");
+}
+
+fn saved_tiny(name: &str) -> (PolicyValueNet, PathBuf) {
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 21).expect("net");
+    let path = temp_path(name);
+    checkpoint::save(&net, &path, 7, &[]).expect("save");
+    (net, path)
+}
+
+fn load_err(path: &std::path::Path) -> String {
+    let e = checkpoint::load(path, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect_err("must be refused");
+    let text = e.to_string();
+    let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
+    assert!(text.contains(name), "the error names the file: {text}");
+    text
+}
+
+#[test]
+fn checkpoints_with_nan_weights_are_refused() {
+    let (_, path) = saved_tiny("nan.safetensors");
+    let mut bytes = std::fs::read(&path).expect("reads");
+    let start = data_start(&bytes);
+    for chunk in bytes[start..].chunks_exact_mut(4) {
+        chunk.copy_from_slice(&f32::NAN.to_le_bytes());
+    }
+    std::fs::write(&path, &bytes).expect("writes");
+    let text = load_err(&path);
+    assert!(text.contains("tensor '") && text.contains("holds NaN at index 0"), "{text}");
+
+    // NaN weights saved as such are refused too (their digest is right, their values are not).
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 21).expect("net");
+    tch::no_grad(|| {
+        let mut var = net.var_store().variables()["value_fc2.bias"].shallow_clone();
+        let _ = var.fill_(f64::INFINITY);
+    });
+    let path = temp_path("inf.safetensors");
+    checkpoint::save(&net, &path, 7, &[]).expect("save");
+    let text = load_err(&path);
+    assert!(text.contains("tensor 'value_fc2.bias' holds inf"), "{text}");
+}
+
+#[test]
+fn a_flipped_byte_in_the_weights_is_refused() {
+    let (_, path) = saved_tiny("flipped.safetensors");
+    assert!(checkpoint::load(&path, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let mut bytes = std::fs::read(&path).expect("reads");
+    let at = data_start(&bytes) + 4 * 1000;
+    bytes[at] ^= 1; // the lowest mantissa bit of one weight: still a finite number
+    std::fs::write(&path, &bytes).expect("writes");
+    let text = load_err(&path);
+    assert!(text.contains("SHA-256") && text.contains("damaged"), "{text}");
+}
+
+#[test]
+fn the_content_id_in_the_file_name_is_checked() {
+    let (net, path) = saved_tiny("named.safetensors");
+    let id = checkpoint::content_id(&net).expect("id");
+    let meta = checkpoint::read_meta(&path).expect("meta");
+    let digest = meta.all.get(checkpoint::WEIGHTS_SHA256).expect("recorded");
+    assert_eq!(digest, &checkpoint::weights_sha256(&net).expect("digest"));
+    assert!(digest.starts_with(&id));
+
+    let named = temp_path(&format!("7-{id}.safetensors"));
+    std::fs::copy(&path, &named).expect("copies");
+    assert!(checkpoint::load(&named, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let renamed = temp_path("7-0123456789ab.safetensors");
+    std::fs::copy(&path, &renamed).expect("copies");
+    let text = load_err(&renamed);
+    assert!(text.contains(&format!("content id 0123456789ab, the weights' is {id}")), "{text}");
+
+    // Files from before the digest was recorded: still readable, checked by name when they
+    // have a content-id name.
+    let old = temp_path("old.safetensors");
+    without_digest(&path, &old);
+    let (loaded, meta) = checkpoint::load(&old, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect("loads");
+    assert!(!meta.all.contains_key(checkpoint::WEIGHTS_SHA256));
+    assert_eq!(checkpoint::content_id(&loaded).expect("id"), id);
+    let old_named = temp_path(&format!("9-{id}.safetensors"));
+    without_digest(&path, &old_named);
+    assert!(checkpoint::load(&old_named, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let old_renamed = temp_path("9-ba9876543210.safetensors");
+    without_digest(&path, &old_renamed);
+    let text = load_err(&old_renamed);
+    assert!(text.contains("content id ba9876543210"), "{text}");
+}
+
+#[test]
+fn a_device_file_is_refused_at_once() {
+    let zero = std::path::Path::new("/dev/zero");
+    let started = std::time::Instant::now();
+    let text = load_err(zero);
+    assert!(text.contains("/dev/zero") && text.contains("not a regular file"), "{text}");
+    let e = checkpoint::read_meta(zero).expect_err("refused");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    let e = checkpoint::load_as_saved(zero, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect_err("refused");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
