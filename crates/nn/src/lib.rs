@@ -3,8 +3,10 @@
 //!
 //! - [`PolicyValueNet`]: a ResNet trunk with a policy head (logits over the encoding's policy
 //!   index space) and a tanh value head (side to move's view), built from a [`NetConfig`].
-//! - [`checkpoint`]: safetensors files with metadata (game, encoding, architecture, step); a file
-//!   made for another game, encoding or architecture is refused, saying which.
+//! - [`checkpoint`]: safetensors files with metadata (game, encoding, architecture, step, the
+//!   weights' SHA-256) and content ids; a file made for another game, encoding or architecture
+//!   is refused, saying which, and so are damaged weights (non-finite values, a digest or a
+//!   content id in the name that does not match) and files that are not regular files.
 //! - [`InferenceService`]: one thread owns the net and batches requests from any number of
 //!   searching threads; [`ServiceEvaluator`] is the `mcts::Evaluator` that talks to it. A pass
 //!   that fails is an `mcts::EvalError` for each of its requesters, never a made-up answer.
