@@ -29,20 +29,12 @@ pub struct PerftArgs {
 /// Runs `qizero perft`.
 pub fn run(args: &PerftArgs) -> Result<()> {
     match args.game {
-        GameName::Xiangqi => count(
-            args,
-            xiangqi::START_FEN,
-            xiangqi::Position::from_fen,
-            xiangqi::perft,
-            xiangqi::divide_parallel,
-        ),
-        GameName::Draughts => count(
-            args,
-            draughts::START_FEN,
-            draughts::Position::from_fen,
-            draughts::perft,
-            draughts::divide_parallel,
-        ),
+        GameName::Xiangqi => {
+            count(args, xiangqi::START_FEN, xiangqi::Position::from_fen, xiangqi::perft, xiangqi::divide_parallel)
+        }
+        GameName::Draughts => {
+            count(args, draughts::START_FEN, draughts::Position::from_fen, draughts::perft, draughts::divide_parallel)
+        }
     }
 }
 

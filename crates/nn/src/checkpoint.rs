@@ -1,20 +1,34 @@
 //! Checkpoints: a net's weights in a safetensors file, with metadata that says what they are.
 //!
 //! Metadata keys (all strings):
-//! | key            | value                                                              |
-//! |----------------|--------------------------------------------------------------------|
-//! | `format`       | `qizero-net-1` (this layout)                                        |
-//! | `game`         | `xiangqi` or `draughts`                                             |
-//! | `encoding`     | the encoding id, e.g. `xiangqi-v1`                                  |
-//! | `architecture` | [`NetConfig::architecture`], e.g. `resnet blocks=6 channels=64 ...` |
-//! | `step`         | the training step that produced the weights                        |
-//! | anything else  | free-form notes from the caller (lineage lives in the run directory) |
+//! | key              | value                                                                  |
+//! |------------------|------------------------------------------------------------------------|
+//! | `format`         | `qizero-net-1` (this layout)                                            |
+//! | `game`           | `xiangqi` or `draughts`                                                 |
+//! | `encoding`       | the encoding id, e.g. `xiangqi-v1`                                      |
+//! | `architecture`   | [`NetConfig::architecture`], e.g. `resnet blocks=6 channels=64 ...`     |
+//! | `step`           | the training step that produced the weights                            |
+//! | `weights_sha256` | [`weights_sha256`] of the stored tensors, 64 hex digits (absent in files written before it was added) |
+//! | anything else    | free-form notes from the caller (lineage lives in the run directory)   |
 //!
 //! Every tensor is stored as `F32` whatever precision the net runs in, under the name libtorch's
 //! variable store gives it (`block0.conv1.weight`, `stem_bn.running_mean`, ...), batch-norm running
 //! statistics included. A file is written through [`durable::write_atomic`] (temporary name,
-//! flushed, renamed, directory flushed), so a reader never sees half a checkpoint. Loading refuses a file made for another game, encoding or
-//! architecture, naming which and both values.
+//! flushed, renamed, directory flushed), so a reader never sees half a checkpoint.
+//!
+//! **Content id.** [`weights_sha256`] is the SHA-256 over every tensor in name order: its name's
+//! bytes, a 0 byte, each dimension as a little-endian `i64`, then its values as little-endian
+//! `f32`. Its first 12 hex digits, [`content_id`], name the trainer's files:
+//! `<step>-<id>.safetensors`.
+//!
+//! **Loading verifies.** A file is read with [`durable::read_bounded`] (a regular file of at most
+//! [`MAX_FILE_BYTES`]: `/dev/zero` or a FIFO is refused at once). Loading refuses, naming the
+//! file: a file made for another game, encoding or architecture (which, and both values); a
+//! missing, extra or misshapen tensor; a non-finite value (naming the tensor); tensor data whose
+//! SHA-256 is not the one its `weights_sha256` records (flipped bytes); and a file named
+//! `<step>-<12 hex digits>.safetensors` whose weights have another content id (a renamed or
+//! damaged file). Files without `weights_sha256` (older ones) are checked against their name
+//! when it has that form, and otherwise load as before.
 
 use crate::NnError;
 use crate::config::NetConfig;
@@ -28,6 +42,16 @@ use tch::{Device, Kind, Tensor};
 
 /// The value of the `format` metadata key this code writes and reads.
 pub const FORMAT: &str = "qizero-net-1";
+
+/// The metadata key holding [`weights_sha256`] of the stored tensors.
+pub const WEIGHTS_SHA256: &str = "weights_sha256";
+
+/// Hex digits of a content id ([`content_id`]).
+pub const CONTENT_ID_LEN: usize = 12;
+
+/// The largest checkpoint file read: 2 GiB, over twice the largest net [`NetConfig`] allows
+/// (40 blocks of 512 channels with every head at its widest: about 0.9 GB of `f32`).
+pub const MAX_FILE_BYTES: u64 = 2 << 30;
 
 /// What a checkpoint says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,15 +130,13 @@ pub fn content_id(net: &PolicyValueNet) -> Result<String, NnError> {
     Ok(id)
 }
 
-/// Hex digits of a content id.
-pub const CONTENT_ID_LEN: usize = 12;
-
 /// Saves `net` to `path` (safetensors), marking it with `step` and the `extra` metadata.
 ///
 /// # Errors
 /// The file cannot be written, or a variable cannot be read back from its device.
 pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]) -> Result<(), NnError> {
     let buffers = stored_tensors(net)?;
+    let sha256 = digest(buffers.iter().map(|(n, s, b)| (n.as_str(), s.as_slice(), b.as_slice())));
     let mut views = Vec::with_capacity(buffers.len());
     for (name, shape, bytes) in &buffers {
         let view = TensorView::new(Dtype::F32, shape.clone(), bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
@@ -126,6 +148,7 @@ pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]
     meta.insert("encoding".into(), net.encoding().id.to_owned());
     meta.insert("architecture".into(), net.config().architecture());
     meta.insert("step".into(), step.to_string());
+    meta.insert(WEIGHTS_SHA256.into(), sha256);
     let bytes = safetensors::serialize(views, &Some(meta)).map_err(|e| io_err(path, format!("{e:?}")))?;
     durable::write_atomic(path, &bytes).map_err(|e| io_err(path, e.source))
 }
@@ -135,8 +158,66 @@ pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]
 /// # Errors
 /// The file cannot be read, is not safetensors, or lacks qizero's metadata.
 pub fn read_meta(path: &Path) -> Result<CheckpointMeta, NnError> {
-    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
-    meta_of(path, &bytes)
+    meta_of(path, &read(path)?)
+}
+
+/// The whole file at `path`, if it is a regular file of at most [`MAX_FILE_BYTES`].
+fn read(path: &Path) -> Result<Vec<u8>, NnError> {
+    durable::read_bounded(path, MAX_FILE_BYTES).map_err(|e| io_err(path, e.source))
+}
+
+/// The content id a file name claims: `<step>-<12 lowercase hex digits>.safetensors`.
+fn id_in_name(path: &Path) -> Option<&str> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".safetensors")?;
+    let (step, id) = stem.split_once('-')?;
+    let hex = |c: char| c.is_ascii_digit() || ('a'..='f').contains(&c);
+    (!step.is_empty() && step.chars().all(|c| c.is_ascii_digit()) && id.len() == CONTENT_ID_LEN && id.chars().all(hex))
+        .then_some(id)
+}
+
+/// Checks the stored tensors: all `F32` and finite, their SHA-256 the one the metadata
+/// records, and their content id the one the file name claims (when it claims one).
+fn verify(path: &Path, file: &SafeTensors<'_>, meta: &CheckpointMeta) -> Result<(), NnError> {
+    let mut names: Vec<&String> = file.names();
+    names.sort();
+    let mut views = Vec::with_capacity(names.len());
+    for name in names {
+        let view = file.tensor(name).map_err(|e| io_err(path, format!("tensor '{name}': {e:?}")))?;
+        if view.dtype() != Dtype::F32 {
+            return Err(io_err(path, format!("tensor '{name}' is {:?}, checkpoints store F32", view.dtype())));
+        }
+        let bad = view
+            .data()
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .enumerate()
+            .find(|(_, v)| !v.is_finite());
+        if let Some((i, v)) = bad {
+            return Err(io_err(path, format!("tensor '{name}' holds {v} at index {i}: the weights are damaged")));
+        }
+        views.push((name.as_str(), view));
+    }
+    let actual = digest(views.iter().map(|(name, view)| (*name, view.shape(), view.data())));
+    if let Some(recorded) = meta.all.get(WEIGHTS_SHA256) {
+        if *recorded != actual {
+            return Err(io_err(
+                path,
+                format!("the tensors' SHA-256 is {actual}, the metadata records {recorded}: the weights are damaged"),
+            ));
+        }
+    }
+    if let Some(id) = id_in_name(path) {
+        if !actual.starts_with(id) {
+            return Err(io_err(
+                path,
+                format!(
+                    "the file name says content id {id}, the weights' is {}: a renamed or damaged file",
+                    &actual[..CONTENT_ID_LEN]
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, NnError> {
@@ -157,16 +238,21 @@ fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, NnError> {
 /// Loads the checkpoint at `path` into a new net for `game` / `encoding` built from `config`.
 /// The file must have been made for the same game, encoding and architecture.
 ///
+/// Loading draws nothing from libtorch's generator ([`PolicyValueNet::for_loading`]) and
+/// verifies the weights first (see the module docs).
+///
 /// # Errors
-/// Unreadable or malformed file, a mismatch (naming the field, what the file has and what was
-/// expected), or a missing tensor or a tensor of the wrong shape.
+/// Unreadable, oversized or malformed file (not a regular file, not safetensors), a mismatch
+/// (naming the field, what the file has and what was expected), a missing, extra or misshapen
+/// tensor, a non-finite value, weights that do not match their recorded SHA-256 or the content
+/// id in the file name, or a copy to the net's device that fails.
 pub fn load(
     path: &Path,
     game: &str,
     encoding: encode::EncodingInfo,
     config: &NetConfig,
 ) -> Result<(PolicyValueNet, CheckpointMeta), NnError> {
-    let bytes = std::fs::read(path).map_err(|e| io_err(path, e))?;
+    let bytes = read(path)?;
     let meta = meta_of(path, &bytes)?;
     let expect = [
         ("game", meta.game.as_str(), game.to_owned()),
@@ -179,6 +265,7 @@ pub fn load(
         }
     }
     let file = SafeTensors::deserialize(&bytes).map_err(|e| io_err(path, format!("{e:?}")))?;
+    verify(path, &file, &meta)?;
     let net = PolicyValueNet::for_loading(game, encoding, config)?;
     let device = net.device();
     let vars = net.var_store().variables();
@@ -195,9 +282,14 @@ pub fn load(
             let values: Vec<f32> =
                 view.data().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             let shape: Vec<i64> = var.size();
-            let src = Tensor::from_slice(&values).view(shape.as_slice()).to_device(device).to_kind(var.kind());
+            let torch = |e: tch::TchError| io_err(path, format!("copying tensor '{name}' into the net: {e}"));
+            let src = Tensor::f_from_slice(&values)
+                .and_then(|t| t.f_view(shape.as_slice()))
+                .and_then(|t| t.f_to_device(device))
+                .and_then(|t| t.f_to_kind(var.kind()))
+                .map_err(torch)?;
             let mut var = var.shallow_clone();
-            var.copy_(&src);
+            var.f_copy_(&src).map_err(torch)?;
         }
         Ok(())
     })?;

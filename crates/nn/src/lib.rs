@@ -3,10 +3,13 @@
 //!
 //! - [`PolicyValueNet`]: a ResNet trunk with a policy head (logits over the encoding's policy
 //!   index space) and a tanh value head (side to move's view), built from a [`NetConfig`].
-//! - [`checkpoint`]: safetensors files with metadata (game, encoding, architecture, step); a file
-//!   made for another game, encoding or architecture is refused, saying which.
+//! - [`checkpoint`]: safetensors files with metadata (game, encoding, architecture, step, the
+//!   weights' SHA-256) and content ids; a file made for another game, encoding or architecture
+//!   is refused, saying which, and so are damaged weights (non-finite values, a digest or a
+//!   content id in the name that does not match) and files that are not regular files.
 //! - [`InferenceService`]: one thread owns the net and batches requests from any number of
-//!   searching threads; [`ServiceEvaluator`] is the `mcts::Evaluator` that talks to it.
+//!   searching threads; [`ServiceEvaluator`] is the `mcts::Evaluator` that talks to it. A pass
+//!   that fails is an `mcts::EvalError` for each of its requesters, never a made-up answer.
 //! - [`evaluator`]: the shared glue: encoding a batch, softmax over legal moves.
 //!
 //! Devices: `auto`, `cpu`, `cuda`, `cuda:N` ([`device::parse_device`]); inference runs without
@@ -24,7 +27,7 @@ pub mod service;
 pub use config::NetConfig;
 pub use device::set_cpu_threads;
 pub use model::PolicyValueNet;
-pub use service::{InferenceService, ServiceConfig, ServiceEvaluator, ServiceStats};
+pub use service::{InferenceService, MAX_CACHE_ENTRIES, ServiceConfig, ServiceEvaluator, ServiceStats};
 
 use std::path::PathBuf;
 
@@ -42,7 +45,11 @@ pub enum NnError {
         /// What is wrong.
         message: String,
     },
-    /// A libtorch operation failed (reading weights back from the device, say).
+    /// The inference service cannot start: a config field out of range, or no thread.
+    #[error("inference service: {0}")]
+    Service(String),
+    /// A libtorch operation failed (a forward pass, a copy to or from the device, reading
+    /// weights back).
     #[error("libtorch: {0}")]
     Torch(String),
     /// A checkpoint made for another game, encoding or architecture.

@@ -139,6 +139,17 @@ fn dim(v: usize) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// The cause in a libtorch error text, without the C++ stack trace libtorch appends
+/// (`Exception raised from ...` and its frames) and without the wrapping of a `tch` panic
+/// (``called `Result::unwrap()` on an `Err` value: Torch("...")``, where the newlines are
+/// escaped).
+fn torch_cause(text: &str) -> &str {
+    let text = text.split_once("Torch(\"").map_or(text, |(_, rest)| rest);
+    let text = text.split_once("\nException raised from").map_or(text, |(cause, _)| cause);
+    let text = text.split_once("\\nException raised from").map_or(text, |(cause, _)| cause);
+    text.trim_end_matches("\")").trim()
+}
+
 /// Checks `config` and finds its device.
 fn checked_device(config: &NetConfig) -> Result<Device, NnError> {
     config.validate().map_err(NnError::Config)?;
@@ -249,11 +260,45 @@ impl PolicyValueNet {
 
     /// Inference: [`PolicyValueNet::forward_t`] without gradients and with running batch-norm
     /// statistics, results as `f32` on the CPU.
+    ///
+    /// # Panics
+    /// Where libtorch fails (as `tch`'s infallible calls do); [`PolicyValueNet::f_infer`]
+    /// reports the failure instead.
     pub fn infer(&self, xs: &Tensor) -> (Tensor, Tensor) {
         tch::no_grad(|| {
             let (p, v) = self.forward_t(xs, false);
             (p.to_kind(Kind::Float).to_device(Device::Cpu), v.to_kind(Kind::Float).to_device(Device::Cpu))
         })
+    }
+
+    /// [`PolicyValueNet::infer`], returning libtorch's failures as errors: the copy of `xs` to
+    /// the net's device, the forward pass (whose C++ exceptions `tch` raises as panics, caught
+    /// here; the panic is still reported by the panic hook), and the copies back to the CPU.
+    ///
+    /// # Errors
+    /// [`NnError::Torch`], saying which step failed on which device and libtorch's message.
+    pub fn f_infer(&self, xs: &Tensor) -> Result<(Tensor, Tensor), NnError> {
+        let device = self.device();
+        let on = crate::device::device_name(device);
+        let xs = xs.f_to_device(device).and_then(|x| x.f_to_kind(self.kind)).map_err(|e| {
+            NnError::Torch(format!("copying the input planes to {on}: {}", torch_cause(&e.to_string())))
+        })?;
+        let outputs =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tch::no_grad(|| self.forward_t(&xs, false))));
+        let (p, v) = outputs.map_err(|panic| {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            NnError::Torch(format!("forward pass on {on}: {}", torch_cause(&message)))
+        })?;
+        let back = |t: Tensor, what: &str| {
+            t.f_to_kind(Kind::Float).and_then(|t| t.f_to_device(Device::Cpu)).map_err(|e| {
+                NnError::Torch(format!("copying the {what} from {on} to the CPU: {}", torch_cause(&e.to_string())))
+            })
+        };
+        Ok((back(p, "policy logits")?, back(v, "values")?))
     }
 
     /// The weights (for optimisers and checkpoints).
@@ -295,5 +340,19 @@ impl PolicyValueNet {
     #[must_use]
     pub fn parameter_count(&self) -> i64 {
         self.vs.trainable_variables().iter().map(Tensor::numel).map(dim).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::torch_cause;
+
+    #[test]
+    fn torch_causes_lose_their_stack_traces() {
+        let panic = r#"called `Result::unwrap()` on an `Err` value: Torch("Given groups=1, weight of size [1]\nException raised from check_shape_forward at Convolution.cpp:725 (most recent call first):\nframe #0: c10::Error")"#;
+        assert_eq!(torch_cause(panic), "Given groups=1, weight of size [1]");
+        let error = "Internal torch error: CUDA out of memory\nException raised from malloc\nframe #0: x";
+        assert_eq!(torch_cause(error), "Internal torch error: CUDA out of memory");
+        assert_eq!(torch_cause("plain"), "plain");
     }
 }

@@ -9,7 +9,18 @@
 //!
 //! Encoding happens in the requesting threads ([`ServiceEvaluator`]); this thread only stacks
 //! planes, runs the net and gathers the legal moves' logits.
+//!
+//! **Failures are errors, never values.** A pass whose forward step fails (a libtorch error, or
+//! a C++ exception, which `tch` raises as a panic: caught here), whose copy to or from the
+//! device fails, whose answer has the wrong size, or whose values or logits are not finite,
+//! fails as a whole: every request of the pass gets an [`EvalError::Backend`] naming the cause,
+//! and nothing of it enters the cache. A request the net cannot take (another game's encoding,
+//! planes of the wrong length, a policy index out of range) gets its own error at once. Once
+//! the service has stopped ([`InferenceService::stop`], or its thread has ended), requests get
+//! [`EvalError::Stopped`]. The thread itself keeps serving after a failed pass: the next pass
+//! may succeed, and if the device is gone each pass says so.
 
+use crate::NnError;
 use crate::evaluator::{EncodedBatch, evaluations};
 use crate::model::PolicyValueNet;
 use encode::Encode;
@@ -40,6 +51,24 @@ pub struct ServiceConfig {
 impl Default for ServiceConfig {
     fn default() -> ServiceConfig {
         ServiceConfig { max_batch: 256, max_wait_us: 500, cache_entries: 0 }
+    }
+}
+
+/// The largest `cache_entries` ([`ServiceConfig::validate`]).
+pub const MAX_CACHE_ENTRIES: usize = 1 << 24;
+
+impl ServiceConfig {
+    /// Checks every field against its documented range.
+    ///
+    /// # Errors
+    /// A message naming the first field outside its range, its value and the range.
+    pub fn validate(&self) -> Result<(), String> {
+        fn check(name: &str, v: u128, lo: u128, hi: u128) -> Result<(), String> {
+            if (lo..=hi).contains(&v) { Ok(()) } else { Err(format!("inference.{name} = {v} is outside {lo}..={hi}")) }
+        }
+        check("max_batch", self.max_batch as u128, 1, 4096)?;
+        check("max_wait_us", u128::from(self.max_wait_us), 0, 100_000)?;
+        check("cache_entries", self.cache_entries as u128, 0, MAX_CACHE_ENTRIES as u128)
     }
 }
 
@@ -79,18 +108,28 @@ impl ServiceStats {
     }
 }
 
-struct Reply {
+/// What the service answers one request: the legal moves' logits (position after position, as
+/// the request's `indices`) and one value per position.
+struct Answer {
     logits: Vec<f32>,
     values: Vec<f32>,
 }
 
+type Reply = Result<Answer, EvalError>;
+
 enum Job {
-    Eval { batch: EncodedBatch, reply: Sender<Reply> },
+    Eval {
+        /// The encoding the requester used (`EncodingInfo::id`): it must be the net's.
+        encoding: &'static str,
+        batch: EncodedBatch,
+        reply: Sender<Reply>,
+    },
     Swap(Box<PolicyValueNet>),
+    Stop,
 }
 
 /// The service: owns the inference thread. Dropping it stops the thread once every
-/// [`ServiceEvaluator`] made from it is gone.
+/// [`ServiceEvaluator`] made from it is gone; [`InferenceService::stop`] stops it at once.
 pub struct InferenceService {
     tx: Option<Sender<Job>>,
     handle: Option<JoinHandle<()>>,
@@ -104,21 +143,26 @@ impl std::fmt::Debug for InferenceService {
 }
 
 impl InferenceService {
-    /// Starts the inference thread with `net`.
-    #[must_use]
-    pub fn start(net: PolicyValueNet, config: ServiceConfig) -> InferenceService {
+    /// Checks `config` and starts the inference thread with `net`.
+    ///
+    /// # Errors
+    /// [`NnError::Service`]: a `config` field out of range ([`ServiceConfig::validate`]), or a
+    /// thread the operating system would not start.
+    pub fn start(net: PolicyValueNet, config: ServiceConfig) -> Result<InferenceService, NnError> {
+        config.validate().map_err(NnError::Service)?;
         let (tx, rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let c = Arc::clone(&counters);
         let handle = std::thread::Builder::new()
             .name("qizero-inference".into())
             .spawn(move || serve(net, &config, &rx, &c))
-            .ok();
-        InferenceService { tx: Some(tx), handle, counters }
+            .map_err(|e| NnError::Service(format!("cannot start the inference thread: {e}")))?;
+        Ok(InferenceService { tx: Some(tx), handle: Some(handle), counters })
     }
 
     /// An evaluator for game `G` that sends its batches to this service. Cheap; make one per
-    /// searching thread or share one.
+    /// searching thread or share one. After [`InferenceService::stop`] it answers
+    /// [`EvalError::Stopped`].
     #[must_use]
     pub fn evaluator<G: Encode>(&self) -> ServiceEvaluator<G> {
         ServiceEvaluator { tx: self.tx.clone(), _game: PhantomData }
@@ -129,6 +173,18 @@ impl InferenceService {
         if let Some(tx) = &self.tx {
             // A closed channel means the thread is gone; evaluators will report it.
             let _ = tx.send(Job::Swap(Box::new(net)));
+        }
+    }
+
+    /// Stops the inference thread now, whatever evaluators still exist: requests already
+    /// queued are answered, every later one gets [`EvalError::Stopped`]. Returns once the
+    /// thread has ended. Stopping twice does nothing.
+    pub fn stop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(Job::Stop);
+        }
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
         }
     }
 
@@ -170,20 +226,31 @@ impl<G> Clone for ServiceEvaluator<G> {
 
 impl<G: Encode> Evaluator<G> for ServiceEvaluator<G> {
     /// # Errors
-    /// [`EvalError::Stopped`] if the inference thread has stopped.
+    /// [`EvalError::Backend`] when the pass that carried the batch failed or the net cannot
+    /// take the batch (see the module docs), [`EvalError::Stopped`] when the service has
+    /// stopped.
     fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
+        let stopped = || EvalError::Stopped("the inference service has stopped".into());
+        let tx = self.tx.as_ref().ok_or_else(stopped)?;
         let mut encoded = EncodedBatch::default();
         encoded.encode(batch);
         let (reply_tx, reply_rx) = mpsc::channel();
         let offsets = encoded.offsets.clone();
         let indices = encoded.indices.clone();
-        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(Job::Eval { batch: encoded, reply: reply_tx }).is_ok());
-        let reply = if sent { reply_rx.recv().ok() } else { None };
-        let Some(reply) = reply else {
-            return Err(EvalError::Stopped("the inference thread has stopped".into()));
-        };
+        tx.send(Job::Eval { encoding: G::ENCODING.id, batch: encoded, reply: reply_tx }).map_err(|_| stopped())?;
+        let answer =
+            reply_rx.recv().map_err(|_| EvalError::Stopped("the inference thread ended before answering".into()))??;
         let view = EncodedBatch { planes: Vec::new(), indices, offsets, hashes: Vec::new() };
-        Ok(evaluations(&view, &reply.logits, &reply.values))
+        if answer.values.len() != view.len() || answer.logits.len() != view.indices.len() {
+            return Err(EvalError::Backend(format!(
+                "the inference service answered {} values and {} logits for {} positions with {} moves",
+                answer.values.len(),
+                answer.logits.len(),
+                view.len(),
+                view.indices.len()
+            )));
+        }
+        Ok(evaluations(&view, &answer.logits, &answer.values))
     }
 }
 
@@ -196,59 +263,99 @@ struct CacheEntry {
     logits: Vec<f32>,
 }
 
+/// Why `net` cannot take `batch` (encoded as `encoding`), if it cannot: another encoding, or
+/// buffers whose sizes do not fit together or fit the net.
+fn unfit(net: &PolicyValueNet, encoding: &str, batch: &EncodedBatch) -> Option<String> {
+    let info = net.encoding();
+    if encoding != info.id {
+        return Some(format!("the request is encoded as {encoding}, the net ({}) takes {}", net.game(), info.id));
+    }
+    let n = batch.len();
+    if batch.planes.len() != n * info.plane_len() || batch.hashes.len() != n {
+        return Some(format!(
+            "the request has {} plane values and {} hashes for {n} positions ({} values each expected)",
+            batch.planes.len(),
+            batch.hashes.len(),
+            info.plane_len()
+        ));
+    }
+    if batch.offsets.windows(2).any(|w| w[0] > w[1]) || batch.offsets.last().is_some_and(|&e| e != batch.indices.len())
+    {
+        return Some("the request's move offsets do not match its move indices".into());
+    }
+    batch
+        .indices
+        .iter()
+        .find(|&&k| k as usize >= info.policy_size)
+        .map(|k| format!("the request has policy index {k}, the net's policy has {} entries", info.policy_size))
+}
+
 fn serve(mut net: PolicyValueNet, config: &ServiceConfig, rx: &Receiver<Job>, counters: &Counters) {
     let mut cache: Vec<Option<CacheEntry>> = (0..config.cache_entries).map(|_| None).collect();
     let wait = Duration::from_micros(config.max_wait_us);
     let mut staging: Vec<f32> = Vec::new();
+    // Takes a request into `pending`, or answers at once a request the net cannot take.
+    let admit = |net: &PolicyValueNet,
+                 pending: &mut Vec<(EncodedBatch, Sender<Reply>)>,
+                 encoding: &str,
+                 batch: EncodedBatch,
+                 reply: Sender<Reply>| {
+        match unfit(net, encoding, &batch) {
+            Some(why) => {
+                let _ = reply.send(Err(EvalError::Backend(why)));
+                0
+            }
+            None => {
+                let n = batch.len();
+                pending.push((batch, reply));
+                n
+            }
+        }
+    };
     loop {
         let mut pending: Vec<(EncodedBatch, Sender<Reply>)> = Vec::new();
         let mut total = 0;
         let mut closed = false;
         match rx.recv() {
-            Ok(Job::Eval { batch, reply }) => {
-                total += batch.len();
-                pending.push((batch, reply));
-            }
+            Ok(Job::Eval { encoding, batch, reply }) => total += admit(&net, &mut pending, encoding, batch, reply),
             Ok(Job::Swap(n)) => {
                 net = *n;
                 cache.iter_mut().for_each(|e| *e = None);
                 continue;
             }
-            Err(_) => return,
+            Ok(Job::Stop) | Err(_) => return,
         }
         let deadline = Instant::now() + wait;
         while total < config.max_batch {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
-                Ok(Job::Eval { batch, reply }) => {
-                    total += batch.len();
-                    pending.push((batch, reply));
-                }
+                Ok(Job::Eval { encoding, batch, reply }) => total += admit(&net, &mut pending, encoding, batch, reply),
                 Ok(Job::Swap(n)) => {
                     // Finish what is pending with the old net first, then swap.
-                    run(&net, &pending, &mut cache, &mut staging, counters);
-                    pending.clear();
+                    run(&net, std::mem::take(&mut pending), &mut cache, &mut staging, counters);
                     total = 0;
                     net = *n;
                     cache.iter_mut().for_each(|e| *e = None);
                 }
                 Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => {
+                Ok(Job::Stop) | Err(RecvTimeoutError::Disconnected) => {
                     closed = true;
                     break;
                 }
             }
         }
-        run(&net, &pending, &mut cache, &mut staging, counters);
+        run(&net, pending, &mut cache, &mut staging, counters);
         if closed {
             return;
         }
     }
 }
 
+/// Runs one pass for `pending` (its cache misses through the net) and answers every request:
+/// all with the answer, or all with the same error if the pass failed (then nothing is cached).
 fn run(
     net: &PolicyValueNet,
-    pending: &[(EncodedBatch, Sender<Reply>)],
+    pending: Vec<(EncodedBatch, Sender<Reply>)>,
     cache: &mut [Option<CacheEntry>],
     staging: &mut Vec<f32>,
     counters: &Counters,
@@ -280,22 +387,30 @@ fn run(
         hits.push(request_hits);
     }
     let p = info.policy_size;
-    let (mut logits, mut values) = (Vec::new(), Vec::new());
-    if !misses.is_empty() {
+    let (logits, values) = if misses.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
         let start = Instant::now();
-        let dims = [misses.len() as i64, info.planes as i64, info.height as i64, info.width as i64];
-        let xs = Tensor::from_slice(staging.as_slice()).view(dims);
-        let (pl, v) = net.infer(&xs);
-        logits = Vec::<f32>::try_from(&pl.view([-1])).unwrap_or_default();
-        values = Vec::<f32>::try_from(&v).unwrap_or_default();
+        let outputs = forward(net, staging, misses.len());
         counters.forward_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        counters.forward_passes.fetch_add(1, Ordering::Relaxed);
-        counters.forward_positions.fetch_add(misses.len() as u64, Ordering::Relaxed);
-    }
+        match outputs {
+            Ok(outputs) => {
+                counters.forward_passes.fetch_add(1, Ordering::Relaxed);
+                counters.forward_positions.fetch_add(misses.len() as u64, Ordering::Relaxed);
+                outputs
+            }
+            Err(cause) => {
+                for (_, reply) in pending {
+                    let _ = reply.send(Err(EvalError::Backend(cause.clone())));
+                }
+                return;
+            }
+        }
+    };
     let mut row = 0;
-    for ((batch, reply), request_hits) in pending.iter().zip(hits) {
+    for ((batch, reply), request_hits) in pending.into_iter().zip(hits) {
         let mut out =
-            Reply { logits: Vec::with_capacity(batch.indices.len()), values: Vec::with_capacity(batch.len()) };
+            Answer { logits: Vec::with_capacity(batch.indices.len()), values: Vec::with_capacity(batch.len()) };
         for (i, hit) in request_hits.into_iter().enumerate() {
             if let Some((value, cached)) = hit {
                 out.logits.extend_from_slice(&cached);
@@ -303,10 +418,11 @@ fn run(
                 counters.cache_hits.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
+            // Sizes and indices were checked: `forward` answers `p` logits per row, and
+            // `unfit` refused indices outside the policy.
             let idx = &batch.indices[batch.offsets[i]..batch.offsets[i + 1]];
-            let gathered: Vec<f32> =
-                idx.iter().map(|&k| logits.get(row * p + k as usize).copied().unwrap_or(0.0)).collect();
-            let value = values.get(row).copied().unwrap_or(0.0);
+            let gathered: Vec<f32> = idx.iter().map(|&k| logits[row * p + k as usize]).collect();
+            let value = values[row];
             row += 1;
             out.logits.extend_from_slice(&gathered);
             out.values.push(value);
@@ -317,10 +433,102 @@ fn run(
         counters.requests.fetch_add(1, Ordering::Relaxed);
         counters.positions.fetch_add(batch.len() as u64, Ordering::Relaxed);
         // A requester that gave up is no error of ours.
-        let _ = reply.send(out);
+        let _ = reply.send(Ok(out));
     }
+}
+
+/// One forward pass over `n` stacked positions: `n * policy_size` logits and `n` values, all
+/// finite, or what went wrong.
+fn forward(net: &PolicyValueNet, staging: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+    let info = net.encoding();
+    let p = info.policy_size;
+    let dims = [n as i64, info.planes as i64, info.height as i64, info.width as i64];
+    let xs = Tensor::f_from_slice(staging)
+        .and_then(|t| t.f_view(dims))
+        .map_err(|e| format!("stacking {n} positions into {dims:?}: {e}"))?;
+    let (pl, v) = net.f_infer(&xs).map_err(|e| e.to_string())?;
+    let read = |t: &Tensor, what: &str| {
+        t.f_view([-1]).and_then(|t| Vec::<f32>::try_from(&t)).map_err(|e| format!("reading the net's {what}: {e}"))
+    };
+    let (logits, values) = (read(&pl, "policy logits")?, read(&v, "values")?);
+    if logits.len() != n * p || values.len() != n {
+        return Err(format!(
+            "the net answered {} logits and {} values for {n} positions ({} and {n} expected)",
+            logits.len(),
+            values.len(),
+            n * p
+        ));
+    }
+    if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+        return Err(format!("the net's value for position {i} of {n} is {}", values[i]));
+    }
+    if let Some(k) = logits.iter().position(|x| !x.is_finite()) {
+        return Err(format!("the net's policy logit {} for position {} of {n} is {}", k % p, k / p, logits[k]));
+    }
+    Ok((logits, values))
 }
 
 fn cache_slot(cache: &[Option<CacheEntry>], hash: u64) -> Option<usize> {
     (!cache.is_empty()).then(|| (hash % cache.len() as u64) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NetConfig;
+    use tch::{Device, Kind};
+
+    fn positions() -> (Vec<xiangqi::Game>, Vec<Vec<xiangqi::Move>>) {
+        let mut games = Vec::new();
+        let mut game = xiangqi::Game::new();
+        for _ in 0..5 {
+            games.push(game.clone());
+            let moves = game::Game::legal_moves(&game);
+            game::Game::play(&mut game, moves.as_ref()[3]);
+        }
+        let moves = games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect();
+        (games, moves)
+    }
+
+    fn pass(net: &PolicyValueNet, batch: &EncodedBatch, cache: &mut [Option<CacheEntry>], c: &Counters) -> Reply {
+        let (tx, rx) = mpsc::channel();
+        run(net, vec![(batch.clone(), tx)], cache, &mut Vec::new(), c);
+        rx.recv().expect("answered")
+    }
+
+    #[test]
+    fn a_failed_pass_caches_nothing() {
+        let (games, moves) = positions();
+        let requests: Vec<EvalRequest<'_, xiangqi::Game>> =
+            games.iter().zip(&moves).map(|(game, moves)| EvalRequest { game, moves }).collect();
+        let mut batch = EncodedBatch::default();
+        batch.encode(&requests);
+        let config = NetConfig { device: "cpu".into(), ..NetConfig::tiny() };
+        let good = PolicyValueNet::for_game::<xiangqi::Game>(&config, 1).expect("net");
+        let bad = PolicyValueNet::for_game::<xiangqi::Game>(&config, 1).expect("net");
+        let mut stem = bad.var_store().variables()["stem.weight"].shallow_clone();
+        tch::no_grad(|| stem.set_data(&Tensor::zeros([1, 1, 1, 1], (Kind::Float, Device::Cpu))));
+        let mut cache: Vec<Option<CacheEntry>> = (0..1024).map(|_| None).collect();
+        let counters = Counters::default();
+
+        let failed = pass(&bad, &batch, &mut cache, &counters);
+        assert!(
+            matches!(&failed, Err(EvalError::Backend(cause)) if cause.contains("forward pass")),
+            "{:?}",
+            failed.err()
+        );
+        assert!(cache.iter().all(Option::is_none), "a failed pass put entries in the cache");
+        assert_eq!(counters.forward_passes.load(Ordering::Relaxed), 0);
+
+        // The same positions through a working net all go through it (no stale hit), and only
+        // then are cached.
+        let answer = pass(&good, &batch, &mut cache, &counters).expect("answers");
+        assert_eq!(answer.values.len(), 5);
+        assert_eq!(counters.forward_positions.load(Ordering::Relaxed), 5);
+        assert_eq!(counters.cache_hits.load(Ordering::Relaxed), 0);
+        assert!(cache.iter().any(Option::is_some));
+        let again = pass(&good, &batch, &mut cache, &counters).expect("answers");
+        assert_eq!(counters.cache_hits.load(Ordering::Relaxed), 5);
+        assert_eq!(again.values, answer.values);
+    }
 }

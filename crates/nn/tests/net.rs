@@ -1,9 +1,10 @@
 //! The net on the CPU: it learns (overfits a fixed batch), checkpoints round-trip exactly, wrong
-//! checkpoints are refused with a message naming the mismatch, and the batching service answers
-//! exactly what a direct forward pass gives.
+//! checkpoints are refused with a message naming the mismatch, damaged or renamed checkpoints
+//! and device files are refused naming the file, the batching service answers exactly what a
+//! direct forward pass gives, and a service whose net fails answers errors.
 
 use encode::Encode;
-use mcts::{EvalRequest, Evaluator};
+use mcts::{EvalError, EvalRequest, Evaluator};
 use nn::checkpoint;
 use nn::evaluator::{EncodedBatch, priors_from_logits};
 use nn::{InferenceService, NetConfig, NnError, PolicyValueNet, ServiceConfig};
@@ -11,7 +12,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use tch::nn::OptimizerConfig;
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 fn cpu_tiny() -> NetConfig {
     NetConfig { device: "cpu".into(), ..NetConfig::tiny() }
@@ -155,7 +156,8 @@ fn service_answers_like_a_direct_forward_pass() {
     let (logits, values) = net.infer(&planes(&games));
     let logits = Vec::<f32>::try_from(&logits.view([-1])).expect("logits");
     let values = Vec::<f32>::try_from(&values).expect("values");
-    let service = InferenceService::start(net, ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024 });
+    let service = InferenceService::start(net, ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024 })
+        .expect("starts");
     let moves: Vec<Vec<xiangqi::Move>> = games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect();
     let requests: Vec<EvalRequest<'_, xiangqi::Game>> =
         games.iter().zip(&moves).map(|(game, moves)| EvalRequest { game, moves }).collect();
@@ -192,4 +194,238 @@ fn service_answers_like_a_direct_forward_pass() {
     let mut encoded = EncodedBatch::default();
     encoded.encode(&requests);
     assert_eq!(encoded.len(), 24);
+}
+
+/// Makes `net`'s forward pass fail inside libtorch (a C++ exception): the stem's weight gets
+/// a shape no input fits.
+fn break_forward(net: &PolicyValueNet) {
+    let mut stem = net.var_store().variables()["stem.weight"].shallow_clone();
+    tch::no_grad(|| stem.set_data(&Tensor::zeros([1, 1, 1, 1], (Kind::Float, Device::Cpu))));
+}
+
+fn requests_of<'a>(games: &'a [xiangqi::Game], moves: &'a [Vec<xiangqi::Move>]) -> Vec<EvalRequest<'a, xiangqi::Game>> {
+    games.iter().zip(moves).map(|(game, moves)| EvalRequest { game, moves }).collect()
+}
+
+fn legal(games: &[xiangqi::Game]) -> Vec<Vec<xiangqi::Move>> {
+    games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect()
+}
+
+#[test]
+fn a_failing_forward_pass_is_an_error_for_every_requester() {
+    let games = xiangqi_positions(6, 9);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    break_forward(&net);
+    // A long wait, so the two threads' requests share one pass.
+    let config = ServiceConfig { max_batch: 64, max_wait_us: 50_000, cache_entries: 256 };
+    let service = InferenceService::start(net, config).expect("starts");
+    let answers: Vec<Result<_, EvalError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = requests
+            .chunks(3)
+            .map(|chunk| {
+                let ev = service.evaluator::<xiangqi::Game>();
+                s.spawn(move || ev.evaluate(chunk))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("joins")).collect()
+    });
+    for answer in answers {
+        match answer {
+            Err(EvalError::Backend(cause)) => assert!(cause.contains("forward pass on cpu"), "{cause}"),
+            other => panic!("a failed pass must be an error, got {other:?}"),
+        }
+    }
+    // Asked again, the same positions fail again: nothing was cached or made up.
+    let again = service.evaluator::<xiangqi::Game>().evaluate(&requests);
+    assert!(matches!(again, Err(EvalError::Backend(_))), "{again:?}");
+    let stats = service.stats();
+    assert_eq!((stats.requests, stats.positions, stats.forward_passes, stats.cache_hits), (0, 0, 0, 0), "{stats:?}");
+}
+
+#[test]
+fn non_finite_outputs_are_errors() {
+    let games = xiangqi_positions(2, 4);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    tch::no_grad(|| {
+        for (_, mut var) in net.var_store().variables() {
+            let _ = var.fill_(f64::NAN);
+        }
+    });
+    let service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let e = service.evaluator::<xiangqi::Game>().evaluate(&requests).expect_err("NaN out");
+    assert!(e.to_string().contains("is NaN"), "{e}");
+}
+
+#[test]
+fn a_request_the_net_cannot_take_is_refused_and_the_service_goes_on() {
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    let service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let board = draughts::Game::new();
+    let moves = game::Game::legal_moves(&board);
+    let wrong = [EvalRequest { game: &board, moves: moves.as_ref() }];
+    let e = service.evaluator::<draughts::Game>().evaluate(&wrong).expect_err("another game");
+    assert!(matches!(e, EvalError::Backend(_)), "{e:?}");
+    assert!(e.to_string().contains("draughts-v1") && e.to_string().contains("xiangqi"), "{e}");
+    let games = xiangqi_positions(2, 6);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    assert_eq!(service.evaluator::<xiangqi::Game>().evaluate(&requests).expect("serves on").len(), 2);
+}
+
+#[test]
+fn a_stopped_service_answers_stopped() {
+    let games = xiangqi_positions(2, 8);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    let mut service = InferenceService::start(net, ServiceConfig::default()).expect("starts");
+    let before = service.evaluator::<xiangqi::Game>();
+    assert!(before.evaluate(&requests).is_ok());
+    service.stop();
+    service.stop();
+    for ev in [before, service.evaluator::<xiangqi::Game>()] {
+        let e = ev.evaluate(&requests).expect_err("stopped");
+        assert!(matches!(e, EvalError::Stopped(_)), "{e:?}");
+        assert!(e.to_string().contains("stopped"), "{e}");
+    }
+}
+
+#[test]
+fn service_config_ranges_are_checked() {
+    let refused = |config: ServiceConfig, field: &str| {
+        let e = config.validate().expect_err("out of range");
+        assert!(e.contains(&format!("inference.{field} = ")), "{e}");
+        let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+        let e = InferenceService::start(net, config).expect_err("refused at start");
+        assert!(e.to_string().contains(&format!("inference.{field}")), "{e}");
+    };
+    refused(ServiceConfig { max_batch: 0, ..ServiceConfig::default() }, "max_batch");
+    refused(ServiceConfig { max_batch: 4097, ..ServiceConfig::default() }, "max_batch");
+    refused(ServiceConfig { cache_entries: 100_000_000_000, ..ServiceConfig::default() }, "cache_entries");
+    refused(ServiceConfig { max_wait_us: 100_000_000, ..ServiceConfig::default() }, "max_wait_us");
+    let e = ServiceConfig { max_batch: 0, ..ServiceConfig::default() }.validate().expect_err("0");
+    assert_eq!(e, "inference.max_batch = 0 is outside 1..=4096");
+    assert_eq!(ServiceConfig::default().validate(), Ok(()));
+    let edge = ServiceConfig { max_batch: 4096, max_wait_us: 100_000, cache_entries: nn::MAX_CACHE_ENTRIES };
+    assert_eq!(edge.validate(), Ok(()));
+}
+
+/// Where the tensor data of a safetensors file begins (after the 8-byte length and the header).
+fn data_start(bytes: &[u8]) -> usize {
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[..8]);
+    8 + usize::try_from(u64::from_le_bytes(len)).expect("fits")
+}
+
+/// `path` rewritten as a file from before `weights_sha256` existed: the same tensors and
+/// metadata, less that key, at `to`.
+fn without_digest(path: &std::path::Path, to: &std::path::Path) {
+    let bytes = std::fs::read(path).expect("reads");
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes).expect("header");
+    let mut meta = header.metadata().clone().expect("metadata");
+    assert!(meta.remove(checkpoint::WEIGHTS_SHA256).is_some(), "save records the digest");
+    let file = safetensors::SafeTensors::deserialize(&bytes).expect("reads");
+    let out = safetensors::serialize(file.tensors(), &Some(meta)).expect("serializes");
+    std::fs::write(to, out).expect("writes");
+}
+
+fn saved_tiny(name: &str) -> (PolicyValueNet, PathBuf) {
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 21).expect("net");
+    let path = temp_path(name);
+    checkpoint::save(&net, &path, 7, &[]).expect("save");
+    (net, path)
+}
+
+fn load_err(path: &std::path::Path) -> String {
+    let e = checkpoint::load(path, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect_err("must be refused");
+    let text = e.to_string();
+    let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
+    assert!(text.contains(name), "the error names the file: {text}");
+    text
+}
+
+#[test]
+fn checkpoints_with_nan_weights_are_refused() {
+    let (_, path) = saved_tiny("nan.safetensors");
+    let mut bytes = std::fs::read(&path).expect("reads");
+    let start = data_start(&bytes);
+    for chunk in bytes[start..].chunks_exact_mut(4) {
+        chunk.copy_from_slice(&f32::NAN.to_le_bytes());
+    }
+    std::fs::write(&path, &bytes).expect("writes");
+    let text = load_err(&path);
+    assert!(text.contains("tensor '") && text.contains("holds NaN at index 0"), "{text}");
+
+    // NaN weights saved as such are refused too (their digest is right, their values are not).
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 21).expect("net");
+    tch::no_grad(|| {
+        let mut var = net.var_store().variables()["value_fc2.bias"].shallow_clone();
+        let _ = var.fill_(f64::INFINITY);
+    });
+    let path = temp_path("inf.safetensors");
+    checkpoint::save(&net, &path, 7, &[]).expect("save");
+    let text = load_err(&path);
+    assert!(text.contains("tensor 'value_fc2.bias' holds inf"), "{text}");
+}
+
+#[test]
+fn a_flipped_byte_in_the_weights_is_refused() {
+    let (_, path) = saved_tiny("flipped.safetensors");
+    assert!(checkpoint::load(&path, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let mut bytes = std::fs::read(&path).expect("reads");
+    let at = data_start(&bytes) + 4 * 1000;
+    bytes[at] ^= 1; // the lowest mantissa bit of one weight: still a finite number
+    std::fs::write(&path, &bytes).expect("writes");
+    let text = load_err(&path);
+    assert!(text.contains("SHA-256") && text.contains("damaged"), "{text}");
+}
+
+#[test]
+fn the_content_id_in_the_file_name_is_checked() {
+    let (net, path) = saved_tiny("named.safetensors");
+    let id = checkpoint::content_id(&net).expect("id");
+    let meta = checkpoint::read_meta(&path).expect("meta");
+    let digest = meta.all.get(checkpoint::WEIGHTS_SHA256).expect("recorded");
+    assert_eq!(digest, &checkpoint::weights_sha256(&net).expect("digest"));
+    assert!(digest.starts_with(&id));
+
+    let named = temp_path(&format!("7-{id}.safetensors"));
+    std::fs::copy(&path, &named).expect("copies");
+    assert!(checkpoint::load(&named, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let renamed = temp_path("7-0123456789ab.safetensors");
+    std::fs::copy(&path, &renamed).expect("copies");
+    let text = load_err(&renamed);
+    assert!(text.contains(&format!("content id 0123456789ab, the weights' is {id}")), "{text}");
+
+    // Files from before the digest was recorded: still readable, checked by name when they
+    // have a content-id name.
+    let old = temp_path("old.safetensors");
+    without_digest(&path, &old);
+    let (loaded, meta) = checkpoint::load(&old, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect("loads");
+    assert!(!meta.all.contains_key(checkpoint::WEIGHTS_SHA256));
+    assert_eq!(checkpoint::content_id(&loaded).expect("id"), id);
+    let old_named = temp_path(&format!("9-{id}.safetensors"));
+    without_digest(&path, &old_named);
+    assert!(checkpoint::load(&old_named, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).is_ok());
+    let old_renamed = temp_path("9-ba9876543210.safetensors");
+    without_digest(&path, &old_renamed);
+    let text = load_err(&old_renamed);
+    assert!(text.contains("content id ba9876543210"), "{text}");
+}
+
+#[test]
+fn a_device_file_is_refused_at_once() {
+    let zero = std::path::Path::new("/dev/zero");
+    let started = std::time::Instant::now();
+    let text = load_err(zero);
+    assert!(text.contains("/dev/zero") && text.contains("not a regular file"), "{text}");
+    let e = checkpoint::read_meta(zero).expect_err("refused");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    let e = checkpoint::load_as_saved(zero, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect_err("refused");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }

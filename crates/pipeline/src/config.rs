@@ -176,6 +176,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     }
     let config: RunConfig = toml::Value::Table(value).try_into().map_err(|e| bad(format!("bad configuration: {e}")))?;
     config.net.validate().map_err(bad)?;
+    config.inference.validate().map_err(bad)?;
     config.mcts.validate().map_err(|e| bad(e.to_string()))?;
     config.selfplay.validate().map_err(|e| bad(e.to_string()))?;
     config.train.validate().map_err(|e| bad(e.to_string()))?;

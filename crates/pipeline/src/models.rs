@@ -168,7 +168,7 @@ impl<G: Encode> CheckpointSource<G> {
     pub fn start(run: &RunDir, config: &RunConfig, follow: Follow) -> Result<CheckpointSource<G>, PipelineError> {
         let (_, path) = followed(run, follow)?;
         let (net, _) = nn::checkpoint::load(&path, G::NAME, G::ENCODING, &config.net)?;
-        let service = InferenceService::start(net, config.inference.clone());
+        let service = InferenceService::start(net, config.inference.clone())?;
         let evaluator: Arc<dyn mcts::Evaluator<G>> = Arc::new(service.evaluator::<G>());
         let id: Arc<str> = model_id(&path).into();
         Ok(CheckpointSource {

@@ -46,7 +46,7 @@ impl<G: Encode> arena::NetSource<G> for CheckpointNets<G> {
         }
         let (net, _) = nn::checkpoint::load_as_saved(checkpoint, G::NAME, G::ENCODING, &self.placement)
             .map_err(|e| e.to_string())?;
-        let service = InferenceService::start(net, self.service.clone());
+        let service = InferenceService::start(net, self.service.clone()).map_err(|e| e.to_string())?;
         let evaluator: Arc<dyn mcts::Evaluator<G>> = Arc::new(service.evaluator::<G>());
         loaded.insert(checkpoint.to_path_buf(), Loaded { evaluator: Arc::clone(&evaluator), _service: service });
         Ok(evaluator)
