@@ -216,8 +216,8 @@ mod tests {
         assert_eq!(gate.early(&Score { wins: 60, draws: 0, losses: 0 }), None);
         let sprt = ArenaConfig { gate: GateKind::Sprt, ..ArenaConfig::default() };
         let gate = Gate::new(&sprt);
-        assert_eq!(gate.early(&Score { wins: 200, draws: 0, losses: 0 }), Some(true));
-        assert_eq!(gate.early(&Score { wins: 0, draws: 0, losses: 200 }), Some(false));
+        assert_eq!(gate.early(&Score { wins: 150, draws: 20, losses: 30 }), Some(true));
+        assert_eq!(gate.early(&Score { wins: 30, draws: 20, losses: 150 }), Some(false));
         let (pass, llr) = gate.verdict(&Score { wins: 1, draws: 0, losses: 1 });
         assert!(!pass && llr.is_some(), "undecided at the end fails");
         assert!(
