@@ -3,16 +3,16 @@
 
 use tch::Device;
 
-/// Sets the threads libtorch uses inside one operation on the CPU to `n` (`net.cpu_threads`);
-/// 0 leaves the current setting (libtorch's default, one per core, unless changed before).
+/// Sets the threads libtorch uses inside one operation on the CPU to `n` (`net.cpu_threads`,
+/// `run.train_threads`); 0 means one per core, as those settings document (libtorch's own
+/// default), whatever an earlier phase set.
 ///
 /// A process-wide setting: call it where a phase begins (before self-play, the arena or
 /// training builds its nets), never while another thread may be running a net. Building or
 /// loading a net never calls it.
 pub fn set_cpu_threads(n: usize) {
-    if n > 0 {
-        tch::set_num_threads(i32::try_from(n).unwrap_or(i32::MAX));
-    }
+    let n = if n == 0 { std::thread::available_parallelism().map_or(1, usize::from) } else { n };
+    tch::set_num_threads(i32::try_from(n).unwrap_or(i32::MAX));
 }
 
 /// Reads a device name. `auto` picks the first CUDA device when libtorch sees one.
