@@ -130,7 +130,7 @@ fn play_random_game(g: usize) -> Played {
         let man = pos.piece_at(mv.from()).is_some_and(|p| p.kind == Kind::Man);
         let promotes = mv.to().is_promotion_row(pos.side_to_move());
         endgame.push((game.endgame_plies(), man && !mv.is_capture() && !promotes));
-        game.play(mv);
+        game.play_unchecked(mv);
         moves.push(mv);
     }
     endgame.push((game.endgame_plies(), false));

@@ -90,7 +90,7 @@ fn play_game(start: &str, mut choose: impl FnMut(&Game) -> Move) -> Played {
         }
         let mv = choose(&game);
         let capture = pos.is_capture(mv);
-        game.play(mv);
+        game.play_unchecked(mv);
         moves.push(mv);
         if capture {
             segment_fen = game.position().fen();

@@ -55,7 +55,7 @@ impl<G: SearchGame> Book<G> {
                     Some((_, w)) => *w += 1,
                     None => moves.push((mv, 1)),
                 }
-                game.play(mv);
+                game.play_unchecked(mv);
             }
         }
         Ok(Book { entries })

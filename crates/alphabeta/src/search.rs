@@ -559,7 +559,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             if late && !pv_node && !in_check && quiet && best > -MATE_BOUND {
                 continue;
             }
-            self.game.play(*mv);
+            self.game.play_unchecked(*mv);
             let gives_check = self.game.in_check();
             // Futility: a quiet, non-checking move cannot lift a hopeless eval near the leaves.
             let futile = depth <= 2 && eval + 150 * depth <= alpha;
@@ -677,7 +677,7 @@ impl<'a, G: SearchGame> Worker<'a, G> {
             if stand_pat_allowed && stand_pat + self.game.capture_order(mv) / 16 + 200 < alpha {
                 continue;
             }
-            self.game.play(*mv);
+            self.game.play_unchecked(*mv);
             let score = -self.quiescence(ply + 1, -beta, -alpha);
             self.game.undo();
             if self.aborted {

@@ -114,7 +114,7 @@ mod tests {
         let mut agent = MctsAgent::new("mcts", &spec("mcts:sims=400"), &NoNets, 1).expect("builds");
         let mv = agent.choose(&game).expect("moves");
         let mut after = game.clone();
-        after.play(mv);
+        after.play_unchecked(mv);
         assert!(matches!(after.outcome(), Some(game::Outcome::Win { .. })), "{mv:?} does not mate");
     }
 

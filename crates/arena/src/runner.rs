@@ -292,7 +292,7 @@ fn play_game<G: ArenaGame>(
         match agent.choose(&game) {
             Ok(mv) if game.legal_moves().as_ref().contains(&mv) => {
                 moves.push(game.record_move(mv));
-                game.play(mv);
+                game.play_unchecked(mv);
             }
             Ok(mv) => {
                 let e = AgentError::IllegalMove {

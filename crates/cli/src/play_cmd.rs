@@ -162,7 +162,7 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
                 bail!("the opponent {name} chose {}, which is not legal here", game.move_to_string(mv));
             }
             println!("{name} plays {} ({:.2} s)", game.show_move(mv), started.elapsed().as_secs_f64());
-            game.play(mv);
+            game.play_unchecked(mv);
             show_board = true;
             continue;
         }
@@ -200,7 +200,7 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
             _ => match game.read_move(&line) {
                 Ok(mv) => {
                     println!("you play {}", game.show_move(mv));
-                    game.play(mv);
+                    game.play_unchecked(mv);
                 }
                 Err(why) => println!("{why}"),
             },
@@ -315,7 +315,7 @@ mod tests {
         assert!(take_back(&game, Side::First).is_none(), "nothing played");
         for text in ["h2e2", "h9g7", "h0g2"] {
             let mv = game.parse_move(text).expect("legal");
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         // Black is to move: for Red only Red's own last move goes back.
         let back = take_back(&game, Side::First).expect("Red has moved");

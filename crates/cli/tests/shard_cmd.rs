@@ -42,7 +42,7 @@ fn random_shard<G: Encode>(dir: &Path, games: u64, seed: u64) -> (PathBuf, shard
             }
             let mv = *moves.choose(&mut rng).expect("moves");
             recorder.record_move(&game, mv);
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         records.push(match game.outcome() {
             Some(outcome) => recorder.finish_outcome(outcome),

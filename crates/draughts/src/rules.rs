@@ -229,9 +229,13 @@ impl Game {
         endgame_limit(&self.pos)
     }
 
-    /// Plays `mv`, which must be legal in the current position (checked in debug builds); see
-    /// [`Game::play_text`] for moves from outside.
-    pub fn play(&mut self, mv: Move) {
+    /// Plays `mv`, which must be legal in the current position: the fast entry point for search
+    /// and moves already checked. [`Game::play_text`] (text) and [`game::Game::play`] (a move)
+    /// are the checked ones for moves from outside.
+    ///
+    /// # Panics
+    /// In debug builds, if `mv` is not legal here (release builds do not check).
+    pub fn play_unchecked(&mut self, mv: Move) {
         debug_assert!(self.pos.is_legal(&mv), "illegal move {mv} in {}", self.pos.fen());
         let man = self.pos.piece_at(mv.from()).is_some_and(|p| p.kind == Kind::Man);
         let key = self.pos.key();
@@ -248,7 +252,7 @@ impl Game {
     /// A [`NotationError`] saying why the text is not a legal move here; nothing is played.
     pub fn play_text(&mut self, text: &str) -> Result<Move, NotationError> {
         let mv = notation::parse_move(&self.pos, text)?;
-        self.play(mv);
+        self.play_unchecked(mv);
         Ok(mv)
     }
 
@@ -345,8 +349,8 @@ impl game::Game for Game {
         self.pos.legal_moves()
     }
 
-    fn play(&mut self, mv: Move) {
-        Game::play(self, mv);
+    fn play_unchecked(&mut self, mv: Move) {
+        Game::play_unchecked(self, mv);
     }
 
     fn undo(&mut self) -> Option<Move> {
@@ -386,6 +390,24 @@ impl game::Game for Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_play_refuses_an_illegal_move_and_changes_nothing() {
+        let mut g = Game::new();
+        let after = {
+            let mut other = Game::new();
+            other.play_text("32-28").expect("legal");
+            other
+        };
+        // A move legal in another position is not one here.
+        let foreign = after.legal_moves().as_ref()[0];
+        let e = game::Game::play(&mut g, foreign).expect_err("not legal at the start");
+        assert!(e.to_string().contains("not a legal move"), "{e}");
+        assert_eq!(g.ply(), 0);
+        let legal = g.legal_moves().as_ref()[0];
+        game::Game::play(&mut g, legal).expect("legal");
+        assert_eq!(g.ply(), 1);
+    }
     use game::Side;
     use std::collections::HashSet;
 
@@ -409,7 +431,7 @@ mod tests {
             let legal = g.legal_moves();
             let mv = legal.iter().find(|m| m.to_string() == text);
             let mv = *mv.unwrap_or_else(|| panic!("{text} illegal in {}: {legal:?}", g.position().fen()));
-            g.play(mv);
+            g.play_unchecked(mv);
         }
     }
 
@@ -436,7 +458,7 @@ mod tests {
                 if mv.is_capture() || !allow(g.ply(), &pos, &mv) || next.has_capture() || !seen.insert(next.key()) {
                     continue;
                 }
-                g.play(mv);
+                g.play_unchecked(mv);
                 if search(g, plies - 1, allow, seen) {
                     return true;
                 }
@@ -602,9 +624,9 @@ mod tests {
                 (take.is_capture() && !after.has_capture() && after.count_legal() > 0).then_some((offer, take))
             })
             .expect("an offer");
-        g.play(offer);
+        g.play_unchecked(offer);
         assert_eq!(g.outcome(), None);
-        g.play(take);
+        g.play_unchecked(take);
         assert_eq!(g.ply(), 26);
         assert_eq!(g.endgame_limit(), Some(ENDGAME_5_PLIES));
         assert_eq!((g.endgame_plies(), g.reversible_plies()), (0, 0));
@@ -688,7 +710,7 @@ mod tests {
                 rng ^= rng >> 7;
                 rng ^= rng << 17;
                 let legal = g.legal_moves();
-                g.play(legal[(rng % legal.len() as u64) as usize]);
+                g.play_unchecked(legal[(rng % legal.len() as u64) as usize]);
                 let (before, now) = (&trail[trail.len() - 1], record(&g));
                 promotions += usize::from(kings(&now.0) > kings(&before.0));
                 king_moves += usize::from(now.1 > 0);
@@ -712,7 +734,7 @@ mod tests {
         let mv = g.parse_move("32-28").expect("legal");
         assert_eq!(g.move_to_string(mv), "32-28");
         let key = g.key();
-        g.play(mv);
+        g.play_unchecked(mv);
         assert_eq!(g.side_to_move(), Side::Second);
         assert_eq!((g.ply(), g.moves_played()), (1, vec![mv]));
         assert_ne!(g.key(), key);
@@ -759,7 +781,7 @@ mod tests {
                 let read = game::Game::parse_move_strict(&g, &text);
                 assert_eq!(read.ok(), Some(*mv), "{text} in {}", g.position().fen());
             }
-            g.play(legal[(ply * 7 + 3) % legal.len()]);
+            g.play_unchecked(legal[(ply * 7 + 3) % legal.len()]);
         }
     }
 

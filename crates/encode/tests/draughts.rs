@@ -32,7 +32,7 @@ fn play(g: &mut Game, moves: &str) {
         let legal = g.legal_moves();
         let mv = legal.iter().find(|m| m.to_string() == text);
         let mv = *mv.unwrap_or_else(|| panic!("{text} illegal in {}: {legal:?}", g.position().fen()));
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -70,10 +70,10 @@ impl Pair {
         Pair { g, flipped }
     }
 
-    fn play(&mut self, mv: Move) {
+    fn play_unchecked(&mut self, mv: Move) {
         let turned = flip_move(&self.flipped, &mv);
-        self.g.play(mv);
-        self.flipped.play(turned);
+        self.g.play_unchecked(mv);
+        self.flipped.play_unchecked(turned);
     }
 
     fn undo(&mut self) {
@@ -128,7 +128,7 @@ fn walk(t: &mut Pair, depth: usize, stats: &mut (usize, usize)) {
         return;
     }
     for mv in t.g.legal_moves() {
-        t.play(mv);
+        t.play_unchecked(mv);
         walk(t, depth - 1, stats);
         t.undo();
     }
@@ -261,7 +261,7 @@ proptest! {
             }
             let moves = t.g.legal_moves();
             let mv = moves[c as usize % moves.len()];
-            t.play(mv);
+            t.play_unchecked(mv);
         }
     }
 }

@@ -32,7 +32,7 @@ fn play(g: &mut Game, moves: &str) {
     for text in moves.split_whitespace() {
         let mv = notation::parse_uci(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert!(g.position().is_legal(mv), "{text} illegal in {}", g.position().fen());
-        g.play(mv);
+        g.play_unchecked(mv);
     }
 }
 
@@ -108,10 +108,10 @@ impl Trio {
         Trio { g: game(fen), mirrored: game(&mirror_fen(fen)), flipped: game(&flip_fen(fen)) }
     }
 
-    fn play(&mut self, mv: Move) {
-        self.g.play(mv);
-        self.mirrored.play(mv.mirror());
-        self.flipped.play(mv.rotate());
+    fn play_unchecked(&mut self, mv: Move) {
+        self.g.play_unchecked(mv);
+        self.mirrored.play_unchecked(mv.mirror());
+        self.flipped.play_unchecked(mv.rotate());
     }
 
     fn undo(&mut self) {
@@ -177,7 +177,7 @@ fn walk(t: &mut Trio, depth: usize) -> usize {
     }
     let mut nodes = 1;
     for mv in t.g.legal_moves() {
-        t.play(mv);
+        t.play_unchecked(mv);
         nodes += walk(t, depth - 1);
         t.undo();
     }
@@ -320,7 +320,7 @@ proptest! {
             }
             let moves = t.g.legal_moves();
             let mv = moves[c as usize % moves.len()];
-            t.play(mv);
+            t.play_unchecked(mv);
         }
     }
 }

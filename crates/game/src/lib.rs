@@ -154,6 +154,23 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// A move that is not legal in the position it was offered in ([`Game::play`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    /// The move, as its type writes itself for debugging.
+    pub mv: String,
+    /// The position's FEN.
+    pub fen: String,
+}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is not a legal move in {}", self.mv, self.fen)
+    }
+}
+
+impl std::error::Error for IllegalMove {}
+
 /// A game with its history: what search, MCTS, self-play and the arena are generic over.
 ///
 /// Implementations keep the raw position (move generation) apart from the history-aware game
@@ -192,8 +209,25 @@ pub trait Game: Clone + Send + Sync + fmt::Debug + 'static {
     /// Legal moves are listed even when the game is already decided by a history rule.
     fn legal_moves(&self) -> Self::MoveList;
 
-    /// Plays a legal move. Behaviour is unspecified (but memory-safe) for an illegal move.
-    fn play(&mut self, mv: Self::Move);
+    /// Plays `mv`, which must be legal here: the fast entry point for search, self-play and
+    /// moves already checked (parsed by [`Game::parse_move`], taken from [`Game::legal_moves`]).
+    ///
+    /// # Panics
+    /// In debug builds, if `mv` is not legal; in release builds an illegal move leaves the
+    /// game in an unspecified (but memory-safe) state. Use [`Game::play`] for moves from outside.
+    fn play_unchecked(&mut self, mv: Self::Move);
+
+    /// Plays `mv` if it is legal here: the checked entry point for moves from outside.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] naming the move and the position, and nothing is played.
+    fn play(&mut self, mv: Self::Move) -> Result<(), IllegalMove> {
+        if !self.legal_moves().as_ref().contains(&mv) {
+            return Err(IllegalMove { mv: format!("{mv:?}"), fen: self.fen() });
+        }
+        self.play_unchecked(mv);
+        Ok(())
+    }
 
     /// Takes back the last move played and returns it; `None` at the start of the history.
     fn undo(&mut self) -> Option<Self::Move>;

@@ -303,7 +303,7 @@ impl<G: Game> Search<G> {
             .position(|&m| m == mv)
             .map(|i| self.root_edges()[i].child)
             .filter(|&c| c != NONE && self.tree.nodes[c as usize].expanded);
-        self.game.play(mv);
+        self.game.play_unchecked(mv);
         match child {
             Some(child) => {
                 self.tree.compact_into(child, &mut self.spare, &mut self.queue);
@@ -326,7 +326,7 @@ impl<G: Game> Search<G> {
             if edge.child != NONE || edge.proof != Proof::Unknown {
                 continue;
             }
-            self.game.play(self.tree.moves[i]);
+            self.game.play_unchecked(self.tree.moves[i]);
             if let Some(outcome) = self.game.outcome() {
                 self.tree.edges[i].proof = Proof::of_value(-outcome.value_for(self.game.side_to_move()));
             }
@@ -406,7 +406,7 @@ impl<G: Game> Search<G> {
                 self.tree.backup(&self.paths[start..], -v, false);
                 break Descent::Terminal;
             }
-            self.game.play(self.tree.moves[e]);
+            self.game.play_unchecked(self.tree.moves[e]);
             depth += 1;
             if edge.child != NONE {
                 if self.tree.nodes[edge.child as usize].expanded {

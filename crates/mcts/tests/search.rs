@@ -180,7 +180,7 @@ fn many_trees_fill_one_batch() {
             .map(|i| {
                 let mut game = Xq::new();
                 let first = mv(&game, openings[i as usize % openings.len()]);
-                game.play(first);
+                game.play_unchecked(first);
                 Search::new(game, params(leaves), i)
             })
             .collect()
@@ -237,7 +237,7 @@ fn never_completes_a_perpetual_check() {
     let mut game = xq("9/4k4/9/9/9/9/9/9/7R1/3K5 w");
     for text in "h1h8 e8e9 h8h9 e9e8 h9h8 e8e9 h8h9 e9e8".split_whitespace() {
         let m = mv(&game, text);
-        game.play(m);
+        game.play_unchecked(m);
     }
     let losing = mv(&game, "h9h8");
     for temperature in [0.0, 1.0] {

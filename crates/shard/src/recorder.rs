@@ -34,7 +34,7 @@ impl<G: Game> GameRecorder<G> {
         let mut moves = Vec::with_capacity(256);
         for mv in game.moves_played() {
             moves.push(start.move_to_string(mv));
-            start.play(mv);
+            start.play_unchecked(mv);
         }
         GameRecorder { game_id, start_fen, moves, samples: Vec::new(), movers: Vec::new(), _game: PhantomData }
     }
@@ -61,7 +61,7 @@ impl<G: Game> GameRecorder<G> {
     }
 
     /// Records `mv`, a legal move of `game`'s current position, about to be played: call it
-    /// before `game.play(mv)`, since the notation depends on the position it is played from.
+    /// before `game.play_unchecked(mv)`, since the notation depends on the position it is played from.
     pub fn record_move(&mut self, game: &G, mv: G::Move) {
         debug_assert_eq!(game.ply(), self.moves.len(), "the recorder and the game are at different plies");
         self.moves.push(game.move_to_string(mv));

@@ -78,7 +78,7 @@ impl GameRecord {
             let mv = game.parse_move_strict(text).map_err(|e| {
                 ShardError::decode(path, format!("game {id}, ply {ply}: move '{text}' is not legal: {e}"))
             })?;
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         if let Some(sample) = samples.next() {
             return Err(ShardError::decode(

@@ -37,7 +37,7 @@ fn random_game<G: Game>(start: G, game_id: u64, max_plies: usize, rng: &mut StdR
         }
         let mv = *moves.choose(rng).expect("a game not over has moves");
         recorder.record_move(&game, mv);
-        game.play(mv);
+        game.play_unchecked(mv);
     }
     assert_eq!(recorder.ply(), game.ply());
     assert_eq!(recorder.sample_count(), seen.len());
@@ -127,7 +127,7 @@ fn games_from_other_fens_round_trip() {
     let mut rng = StdRng::seed_from_u64(4);
     for _ in 0..10 {
         let moves = d.legal_moves();
-        d.play(*moves.as_ref().choose(&mut rng).expect("moves"));
+        d.play_unchecked(*moves.as_ref().choose(&mut rng).expect("moves"));
     }
     let dfen = d.fen();
     round_trip(|| draughts::Game::from_fen(&dfen).expect("fen"), 3, 80, 5);
@@ -139,7 +139,7 @@ fn recorder_keeps_history_played_before_it() {
     let mut rng = StdRng::seed_from_u64(9);
     for _ in 0..7 {
         let moves = game.legal_moves();
-        game.play(*moves.as_ref().choose(&mut rng).expect("moves"));
+        game.play_unchecked(*moves.as_ref().choose(&mut rng).expect("moves"));
     }
     let (fen, key) = (game.fen(), game.key());
     let mut recorder = GameRecorder::new(5, &game);
@@ -219,7 +219,7 @@ fn replay_to<G: Game>(record: &GameRecord, ply: usize) -> G {
     let mut game = G::from_fen(&record.start_fen).expect("start FEN");
     for text in &record.moves[..ply] {
         let mv = game.parse_move_strict(text).expect("stored move");
-        game.play(mv);
+        game.play_unchecked(mv);
     }
     game
 }

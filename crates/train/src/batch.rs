@@ -147,7 +147,7 @@ fn fill_row<G: Encode>(window: &WindowSnapshot<G>, at: u64, sym: usize, row: Row
     let game = &shard.games[sample.game as usize];
     let mut position = game.start.clone();
     for &mv in &game.moves[..sample.ply as usize] {
-        position.play(mv);
+        position.play_unchecked(mv);
     }
     position.encode(planes);
     if sym != 0 {

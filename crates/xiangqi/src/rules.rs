@@ -163,8 +163,13 @@ impl Game {
         self.history.last().map_or_else(|| self.pos.in_check(), |p| p.check)
     }
 
-    /// Plays `mv`, which must be legal in the current position (checked in debug builds).
-    pub fn play(&mut self, mv: Move) {
+    /// Plays `mv`, which must be legal in the current position: the fast entry point for search
+    /// and moves already checked. [`Game::play_text`] (text) and [`game::Game::play`] (a move)
+    /// are the checked ones for moves from outside.
+    ///
+    /// # Panics
+    /// In debug builds, if `mv` is not legal here (release builds do not check).
+    pub fn play_unchecked(&mut self, mv: Move) {
         debug_assert!(self.pos.is_legal(mv), "illegal move {mv} in {}", self.pos.fen());
         let undo = self.pos.make(mv);
         let check = self.pos.in_check();
@@ -177,7 +182,7 @@ impl Game {
     /// A [`NotationError`] saying why the text is not a legal move here.
     pub fn play_text(&mut self, text: &str) -> Result<Move, NotationError> {
         let mv = notation::parse_move(&self.pos, text)?;
-        self.play(mv);
+        self.play_unchecked(mv);
         Ok(mv)
     }
 
@@ -366,8 +371,8 @@ impl game::Game for Game {
         self.pos.legal_moves()
     }
 
-    fn play(&mut self, mv: Move) {
-        Game::play(self, mv);
+    fn play_unchecked(&mut self, mv: Move) {
+        Game::play_unchecked(self, mv);
     }
 
     fn undo(&mut self) -> Option<Move> {
@@ -406,6 +411,18 @@ impl game::Game for Game {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_play_refuses_an_illegal_move_and_changes_nothing() {
+        let mut g = Game::new();
+        let illegal = notation::parse_uci("e0e2").expect("coordinates");
+        let e = game::Game::play(&mut g, illegal).expect_err("a king moves one step");
+        assert!(e.to_string().contains("not a legal move") && e.fen == g.position().fen(), "{e}");
+        assert_eq!(g.ply(), 0);
+        let legal = notation::parse_uci("h2e2").expect("coordinates");
+        game::Game::play(&mut g, legal).expect("legal");
+        assert_eq!(g.ply(), 1);
+    }
     use game::Side;
 
     fn game(fen: &str) -> Game {
@@ -418,7 +435,7 @@ mod tests {
             assert_eq!(g.outcome(), None, "game ended before {text}");
             let mv = notation::parse_uci(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert!(g.position().is_legal(mv), "{text} illegal in {}", g.position().fen());
-            g.play(mv);
+            g.play_unchecked(mv);
         }
     }
 
@@ -474,7 +491,7 @@ mod tests {
         let mut g = game("4k4/9/9/9/9/9/9/9/R8/3K5 w - - 118 70");
         play(&mut g, "a1a2");
         assert_eq!(g.outcome(), None);
-        g.play(notation::parse_uci("e9e8").expect("uci"));
+        g.play_unchecked(notation::parse_uci("e9e8").expect("uci"));
         assert_eq!(g.position().rule_plies(), 120);
         assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::MoveRule)));
     }
@@ -544,7 +561,7 @@ mod tests {
                 let read = game::Game::parse_move_strict(&g, &text);
                 assert_eq!(read.ok(), Some(mv), "{text} in {}", g.position().fen());
             }
-            g.play(legal[(ply * 7 + 3) % legal.len()]);
+            g.play_unchecked(legal[(ply * 7 + 3) % legal.len()]);
         }
     }
 

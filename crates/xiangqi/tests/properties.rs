@@ -18,7 +18,7 @@ fn random_walk(seed: u64, plies: usize, mut visit: impl FnMut(&Position, Move)) 
         let moves = game.legal_moves();
         let mv = moves[rng.random_range(0..moves.len())];
         visit(game.position(), mv);
-        game.play(mv);
+        game.play_unchecked(mv);
     }
     game
 }

@@ -157,7 +157,7 @@ mod tests {
         let mut g = game("W:WK46,32:B1,K5");
         let mv = g.read_move("32-28").expect("legal");
         assert_eq!(g.show_move(mv), "32-28");
-        g.play(mv);
+        g.play_unchecked(mv);
         let board = g.draw(Side::First);
         let lines: Vec<&str> = board.lines().collect();
         assert_eq!(lines[1], "      b     .     .     .     B          1     2     3     4     5");

@@ -167,7 +167,7 @@ mod tests {
         let mut g = Game::new();
         let mv = g.read_move("C2=5").expect("legal");
         assert_eq!(g.show_move(mv), "C2=5 (h2e2)");
-        g.play(mv);
+        g.play_unchecked(mv);
         let board = g.draw(Side::First);
         assert!(board.lines().any(|l| l == "  2  .  C  .  . [C] .  . [.] ."), "{board}");
     }
@@ -203,7 +203,7 @@ mod tests {
         let checked = game("4k4/9/9/9/9/9/9/9/4r4/3K5 b - - 0 1");
         assert!(checked.read_move("e1d1").is_ok());
         let mut g = checked.clone();
-        g.play(g.read_move("e1d1").expect("legal"));
+        g.play_unchecked(g.read_move("e1d1").expect("legal"));
         assert_eq!(g.note(), Some("check"));
     }
 }

@@ -141,7 +141,7 @@ impl Hub {
         for (i, text) in moves.iter().enumerate() {
             let mv = notation::parse_move(game.position(), text)
                 .map_err(|e| format!("pos: move {} of {}: {e}", i + 1, moves.len()))?;
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         self.game = game;
         Ok(())

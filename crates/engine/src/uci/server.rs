@@ -176,7 +176,7 @@ impl Uci {
         };
         for (i, text) in moves.iter().enumerate() {
             let mv = uci_move(&game, text).map_err(|e| format!("position: move {} of {}: {e}", i + 1, moves.len()))?;
-            game.play(mv);
+            game.play_unchecked(mv);
         }
         self.game = game;
         Ok(())
