@@ -183,7 +183,10 @@ impl<S: Send + 'static> SearchThread<S> {
             Err(e) => Err(StartError::Thread(e.to_string())),
         }
     }
+}
 
+/// What needs no searcher: stopping and collecting the worker.
+impl<S> SearchThread<S> {
     /// Stops the running search, if any, and waits until it has reported its result.
     pub fn stop(&mut self) {
         self.halt(false);
@@ -228,15 +231,7 @@ impl<S: Send + 'static> SearchThread<S> {
 
 impl<S> Drop for SearchThread<S> {
     fn drop(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.silent.store(true, Ordering::SeqCst);
-            job.stop_requested.store(true, Ordering::SeqCst);
-            while !job.handle.is_finished() {
-                job.stop.store(true, Ordering::SeqCst);
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            let _ = job.handle.join();
-        }
+        self.abandon();
     }
 }
 

@@ -128,6 +128,16 @@ where
     }
 }
 
+/// The move a search expects in reply to its best move (the second move of its principal
+/// variation), which both protocols offer for pondering.
+#[must_use]
+pub fn expected_reply<M: Copy + PartialEq>(result: &SearchResult<M>) -> Option<M> {
+    match (result.best, result.pv.as_slice()) {
+        (Some(best), [first, reply, ..]) if *first == best => Some(*reply),
+        _ => None,
+    }
+}
+
 /// The table size a new alpha-beta engine starts with, in mebibytes (UCI `Hash`, Hub `hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest accepted table size, in mebibytes.

@@ -8,13 +8,14 @@
 //!   stops every worker (an evaluator that fails, a shard that cannot be written: the finished
 //!   games are written, the games in flight dropped, and the error returned).
 //! - [`ModelSource`]: where the evaluator comes from and how a newer model is picked up
-//!   (between games). This crate knows nothing of nets: the `qizero` binary implements the
-//!   source with `nn` (newest checkpoint, else a random net); tests use [`FixedModel`] with
+//!   (between games). This crate knows nothing of nets: the `pipeline` crate implements the
+//!   source with `nn` (the run's newest checkpoint or its gate's best, generation 0 first);
+//!   tests use [`FixedModel`] with
 //!   `mcts::UniformEvaluator`.
 //! - [`SelfplayConfig`]: the `[selfplay]` table (simulations, playout-cap randomisation, games
 //!   in flight, workers, shard size, ply cap, resignation, model polling).
 //! - [`Progress`] / [`Totals`] / [`ShardReport`] / [`Observer`]: live counters for a progress
-//!   display and a report per shard written (one `metrics.jsonl` line in the binary).
+//!   display and a report per shard written (one `metrics.jsonl` line in the pipeline).
 //! - [`seed`]: how every random choice derives from the run seed, the process instance and the
 //!   worker index (reproducible per worker, different across processes).
 //!

@@ -1,12 +1,12 @@
 //! [`ModelSource`]: where the workers get the evaluator they search with, and how they pick up a
 //! newer model. The library knows nothing of nets or checkpoints (it must not link libtorch);
-//! the `qizero` binary implements this with `nn` (the newest checkpoint of the run, or a randomly
-//! initialised net when there is none yet, served by one batching inference service), and tests
-//! use [`FixedModel`] with `mcts::UniformEvaluator`.
+//! the `pipeline` crate implements this with `nn` (the newest checkpoint of the run, or the one
+//! its gate chose, served by one batching inference service), and tests use [`FixedModel`] with
+//! `mcts::UniformEvaluator`.
 //!
 //! The workers call [`ModelSource::poll`] only between games, at most once per
 //! `model_poll_seconds` for the whole process, and ask [`ModelSource::current`] before every
-//! search round. A source shared by all workers that swaps its net in place (as the binary's
+//! search round. A source shared by all workers that swaps its net in place (as the pipeline's
 //! does) changes the model under games already in flight: a game may span two models. A shard
 //! names the model current when it was written, which is the newest that played any of its
 //! moves.
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// The evaluator to search with, and the id of the model behind it.
 pub struct Model<G: Game> {
-    /// The model's id, as written into shard headers (a checkpoint name, or `random-<seed>`).
+    /// The model's id, as written into shard headers (a checkpoint's file stem, `<step>-<id>`).
     pub id: Arc<str>,
     /// The evaluator that answers with this model.
     pub evaluator: Arc<dyn Evaluator<G>>,

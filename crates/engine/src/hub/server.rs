@@ -35,7 +35,7 @@
 use super::codec::{arg, parse_board, scan};
 use crate::go::Go;
 use crate::protocol::{Frontend, Output, quoted};
-use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session};
+use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session, expected_reply};
 use alphabeta::{Score, SearchInfo, SearchResult, Searcher};
 use draughts::{Game, Move, notation};
 use rand::rngs::StdRng;
@@ -247,13 +247,11 @@ fn info_line(info: &SearchInfo<Move>) -> String {
 }
 
 fn done_line(result: &SearchResult<Move>) -> String {
-    match result.best {
-        // Hub GUIs never ask for a move where there is none; say so plainly if one does.
-        None => "done".to_string(),
-        Some(best) => match result.pv.as_slice() {
-            [first, reply, ..] if *first == best => format!("done move={best} ponder={reply}"),
-            _ => format!("done move={best}"),
-        },
+    // Hub GUIs never ask for a move where there is none; say so plainly if one does.
+    let Some(best) = result.best else { return "done".to_string() };
+    match expected_reply(result) {
+        Some(reply) => format!("done move={best} ponder={reply}"),
+        None => format!("done move={best}"),
     }
 }
 

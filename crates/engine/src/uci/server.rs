@@ -32,7 +32,7 @@
 
 use crate::go::{Go, TimeUnit};
 use crate::protocol::{Frontend, Output, quoted};
-use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session};
+use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session, expected_reply};
 use alphabeta::{Limits, MATE, Score, SearchGame, SearchInfo, SearchResult, Searcher};
 use rand::rngs::StdRng;
 use xiangqi::{Game, Move, notation};
@@ -338,13 +338,12 @@ fn info_line(info: &SearchInfo<Move>, dialect: Dialect) -> String {
 }
 
 fn bestmove_line(result: &SearchResult<Move>, dialect: Dialect) -> String {
-    match result.best {
-        None if dialect == Dialect::Ucci => "nobestmove".to_string(),
-        None => "bestmove (none)".to_string(),
-        Some(best) => match result.pv.as_slice() {
-            [first, reply, ..] if *first == best => format!("bestmove {best} ponder {reply}"),
-            _ => format!("bestmove {best}"),
-        },
+    let Some(best) = result.best else {
+        return if dialect == Dialect::Ucci { "nobestmove" } else { "bestmove (none)" }.to_string();
+    };
+    match expected_reply(result) {
+        Some(reply) => format!("bestmove {best} ponder {reply}"),
+        None => format!("bestmove {best}"),
     }
 }
 
