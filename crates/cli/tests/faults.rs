@@ -266,3 +266,46 @@ fn a_read_only_run_directory_is_refused_at_start() {
     drop(ro);
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A net whose forward pass fails (weights so large that its logits overflow to infinity,
+/// though every weight is finite and the checkpoint verifies): `qizero selfplay` exits non-zero
+/// naming the failed evaluation, and writes no shard of the games it was playing (it never
+/// turns a failed evaluation into a made-up one).
+#[test]
+fn a_failed_evaluation_stops_selfplay_and_writes_no_games() {
+    let run = scratch("bad-net");
+    let sets =
+        ["net.device=cpu", "selfplay.simulations=8", "selfplay.fast_simulations=0", "selfplay.model_poll_seconds=0"];
+    let out = qizero(&["selfplay", "--config", CONFIG, "--games", "2"], &run, &sets).output().expect("runs");
+    assert!(out.status.success(), "{}", text(&out));
+    let dir = run.join("checkpoints");
+    let (_, gen0) = nn::checkpoint::latest_in(&dir).expect("generation 0");
+    let placement = nn::NetConfig { device: "cpu".into(), ..nn::NetConfig::default() };
+    let (net, _) =
+        nn::checkpoint::load_as_saved(&gen0, "xiangqi", <xiangqi::Game as encode::Encode>::ENCODING, &placement)
+            .expect("loads");
+    tch::no_grad(|| {
+        for (_, mut var) in net.var_store().variables() {
+            let huge = var.f_mul_scalar(1e30).expect("scales");
+            var.copy_(&huge);
+        }
+    });
+    let id = nn::checkpoint::content_id(&net).expect("content id");
+    let weights = format!("5-{id}.safetensors");
+    nn::checkpoint::save(&net, &dir.join(&weights), 5, &[]).expect("saves");
+    let lineage = std::fs::read_to_string(dir.join("0.json")).expect("lineage");
+    let mut lineage: serde_json::Value = serde_json::from_str(&lineage).expect("json");
+    lineage["step"] = 5.into();
+    lineage["weights"] = weights.clone().into();
+    std::fs::write(dir.join("5.json"), lineage.to_string()).expect("writes");
+    let before = shard::list_shards(&run.join("shards")).expect("lists");
+
+    let out = qizero(&["selfplay", "--config", CONFIG, "--games", "4"], &run, &sets).output().expect("runs");
+    let why = text(&out);
+    assert!(!out.status.success(), "{why}");
+    assert!(why.contains("evaluation failed") && (why.contains("inf") || why.contains("NaN")), "names it: {why}");
+    assert_eq!(why.matches("evaluation failed").count(), 1, "said once: {why}");
+    let after = shard::list_shards(&run.join("shards")).expect("lists");
+    assert_eq!(after, before, "a shard was written from games searched with the failing net");
+    let _ = std::fs::remove_dir_all(&run);
+}
