@@ -6,13 +6,27 @@
 //! its finished games, the trainer a checkpoint, the arena gives up the match in progress); a
 //! second one exits at once, which is safe because every file is written under a temporary name
 //! and renamed.
+//!
+//! Two details make that hold:
+//! - A signal arriving within [`SAME_STOP`] of the first is the same stop delivered twice, not a
+//!   second Ctrl-C: `timeout -s INT` and shells signal a process and then its process group.
+//! - Quitting at once is a `SIGKILL` to ourselves, not `exit(3)`: `exit` runs C++ static
+//!   destructors, among them libtorch's global context, while an inference thread may still be in
+//!   a forward pass, which then fails ("Invalid (backend, op) pair") and panics. `SIGKILL` ends
+//!   every thread as it stands (the shell reports the process killed).
 
 use anyhow::{Context, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 static MESSAGE: Mutex<&'static str> = Mutex::new("stopping");
+/// When the first signal came.
+static FIRST: OnceLock<Instant> = OnceLock::new();
+
+/// Signals this close to the first are the same stop delivered twice.
+const SAME_STOP: Duration = Duration::from_millis(200);
 
 /// The process's stop flag, installing the handler on first use; `message` is printed on the
 /// first signal (the latest caller's message wins: say what stopping means now).
@@ -30,8 +44,15 @@ pub fn stop_flag(message: &'static str) -> Result<Arc<AtomicBool>> {
     let handler_flag = Arc::clone(&flag);
     ctrlc::set_handler(move || {
         if handler_flag.swap(true, Ordering::SeqCst) {
+            if FIRST.get().is_some_and(|t| t.elapsed() < SAME_STOP) {
+                return;
+            }
+            eprintln!("\nquitting at once");
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::this(), nix::sys::signal::Signal::SIGKILL);
+            // Not reached: SIGKILL cannot be caught.
             std::process::exit(130);
         }
+        let _ = FIRST.set(Instant::now());
         let message = MESSAGE.lock().map_or("stopping", |m| *m);
         eprintln!("\n{message} (Ctrl-C again to quit at once)");
     })

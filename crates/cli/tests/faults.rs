@@ -309,3 +309,51 @@ fn a_failed_evaluation_stops_selfplay_and_writes_no_games() {
     assert_eq!(after, before, "a shard was written from games searched with the failing net");
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A Ctrl-C delivered twice at once (as `timeout -s INT` and shells do: to the process, then to
+/// its group) is one stop at a safe point, not "quit at once".
+#[test]
+fn a_signal_delivered_twice_is_one_stop() {
+    let run = scratch("quit-twice");
+    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
+    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+    let sets = ["arena.games_vs_random=8", "arena.games_vs_alphabeta=0", "arena.concurrency=4", "arena.simulations=48"];
+    let child = spawn(&mut qizero(&["arena"], &run, &sets));
+    let dir = run.join("arena").join("ckpt-0-vs-random");
+    wait_until("the first games", || records(&dir) >= 2);
+    let pid = child.id().to_string();
+    let status = Command::new("kill").args(["-INT", &pid, &pid]).status().expect("kill");
+    assert!(status.success());
+    let out = child.output();
+    let said = text(&out);
+    assert!(out.status.success(), "{:?}: {said}", out.status);
+    assert!(said.contains("arena: stopped") && !said.contains("panicked"), "{said}");
+    assert!(!match_lines(&run).contains("\"random\""), "an interrupted match was logged");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// A second Ctrl-C while a net is searching (a long MCTS move of a checkpoint) quits at once,
+/// with no panic from the net: the intermittent "Invalid (backend, op) pair" panic came from
+/// exiting (C++ static destructors) under a running forward pass.
+#[test]
+fn a_second_ctrl_c_quits_at_once_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    let run = scratch("quit-later");
+    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
+    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+    let (_, gen0) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_qizero"));
+    let a = format!("mcts:ckpt={},sims=1000000", gen0.display());
+    cmd.args(["match", "--game", "xiangqi", "--a", &a, "--b", "random", "--games", "2", "--device", "cpu"]);
+    let child = spawn(&mut cmd);
+    // The net is busy once the match is under way (its progress line needs no game to end).
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(400));
+    signal(&child, "-INT");
+    let out = child.output();
+    let said = text(&out);
+    assert!(said.contains("quitting at once") && !said.contains("panicked"), "{said}");
+    assert_eq!(out.status.signal(), Some(9), "{:?}: {said}", out.status);
+    let _ = std::fs::remove_dir_all(&run);
+}
