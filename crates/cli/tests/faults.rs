@@ -279,7 +279,7 @@ fn a_failed_evaluation_stops_selfplay_and_writes_no_games() {
     let out = qizero(&["selfplay", "--config", CONFIG, "--games", "2"], &run, &sets).output().expect("runs");
     assert!(out.status.success(), "{}", text(&out));
     let dir = run.join("checkpoints");
-    let (_, gen0) = nn::checkpoint::latest_in(&dir).expect("generation 0");
+    let (_, gen0) = train::lineage::newest(&dir).expect("generation 0");
     let placement = nn::NetConfig { device: "cpu".into(), ..nn::NetConfig::default() };
     let (net, _) =
         nn::checkpoint::load_as_saved(&gen0, "xiangqi", <xiangqi::Game as encode::Encode>::ENCODING, &placement)
@@ -341,7 +341,7 @@ fn a_second_ctrl_c_quits_at_once_without_a_panic() {
     let run = scratch("quit-later");
     let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
     assert!(text(&out).contains("not enough training data"), "{}", text(&out));
-    let (_, gen0) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+    let (_, gen0) = train::lineage::newest(&run.join("checkpoints")).expect("generation 0");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_qizero"));
     let a = format!("mcts:ckpt={},sims=1000000", gen0.display());
     cmd.args(["match", "--game", "xiangqi", "--a", &a, "--b", "random", "--games", "2", "--device", "cpu"]);

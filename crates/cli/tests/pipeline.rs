@@ -55,7 +55,7 @@ fn selfplay_train_selfplay() {
     qizero(&["selfplay", "--games", "4"], &run);
     let first = shards(&run);
     assert!(!first.is_empty(), "self-play wrote no shard");
-    let (step0, weights0) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+    let (step0, weights0) = train::lineage::newest(&run.join("checkpoints")).expect("generation 0");
     assert_eq!(step0, 0);
     assert!(run.join("checkpoints").join("0.json").is_file(), "generation 0 has its lineage");
     let stem0 = stem(&weights0);
@@ -67,7 +67,7 @@ fn selfplay_train_selfplay() {
 
     // 2. The trainer reads them and writes a checkpoint with its lineage.
     qizero(&["train", "--steps", "3"], &run);
-    let (step, weights) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("a checkpoint");
+    let (step, weights) = train::lineage::newest(&run.join("checkpoints")).expect("a checkpoint");
     assert_eq!(step, 3);
     let lineage = std::fs::read_to_string(run.join("checkpoints").join("3.json")).expect("lineage");
     assert!(lineage.contains("\"step\""), "{lineage}");
@@ -129,7 +129,7 @@ fn selfplay_follows_the_best_file() {
     let _ = std::fs::remove_dir_all(&run);
     qizero(&["selfplay", "--games", "4"], &run);
     qizero(&["train", "--steps", "3"], &run);
-    let checkpoints = nn::checkpoint::complete_in(&run.join("checkpoints"));
+    let checkpoints = train::lineage::complete(&run.join("checkpoints"));
     let steps: Vec<u64> = checkpoints.iter().map(|(s, _)| *s).collect();
     assert_eq!(steps, [0, 3]);
     let (stem0, stem3) = (stem(&checkpoints[0].1), stem(&checkpoints[1].1));

@@ -64,7 +64,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Steps of the complete checkpoints.
 fn checkpoint_steps(run: &Path) -> Vec<u64> {
-    nn::checkpoint::complete_in(&run.join("checkpoints")).into_iter().map(|(s, _)| s).collect()
+    train::lineage::complete(&run.join("checkpoints")).into_iter().map(|(s, _)| s).collect()
 }
 
 /// Every shard's name and game count; each must read back whole.
@@ -268,7 +268,7 @@ fn standalone_arena_and_checkpoints_against_external_engines() {
             "arena.max_plies=30",
         ]);
         assert!(text.contains("arena: ckpt-0; vs random"), "{text}");
-        let (step, ckpt) = nn::checkpoint::latest_in(&run.join("checkpoints")).expect("generation 0");
+        let (step, ckpt) = train::lineage::newest(&run.join("checkpoints")).expect("generation 0");
         assert_eq!(step, 0, "generation 0 is the step-0 checkpoint");
         assert!(run.join("checkpoints").join("0.json").is_file(), "with its lineage");
         let best = pipeline::gate::Best::read(&run.join("best")).expect("reads").expect("a verdict");

@@ -315,32 +315,3 @@ pub fn load_as_saved(
     let config = placement.with_architecture(&meta.architecture).map_err(|e| io_err(path, e))?;
     load(path, game, encoding, &config)
 }
-
-/// Every complete checkpoint in a run's `checkpoints/` directory, by step: those whose weights
-/// `<step>-<id>.safetensors` and lineage `<step>.json` are both there (the trainer writes the
-/// lineage last, so a checkpoint without one is still being written or was cut off). Returns
-/// each step with its weights' path; empty when there is none (or no directory).
-#[must_use]
-pub fn complete_in(dir: &Path) -> Vec<(u64, std::path::PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    let mut found: Vec<(u64, std::path::PathBuf)> = Vec::new();
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-        let Some(stem) = name.strip_suffix(".safetensors") else { continue };
-        let Some(step) = stem.split('-').next().and_then(|s| s.parse::<u64>().ok()) else { continue };
-        if dir.join(format!("{step}.json")).exists() {
-            found.push((step, path));
-        }
-    }
-    found.sort();
-    found.dedup_by_key(|(step, _)| *step);
-    found
-}
-
-/// The newest complete checkpoint in a run's `checkpoints/` directory ([`complete_in`]): its step
-/// and weights' path; `None` when there is none (or no directory).
-#[must_use]
-pub fn latest_in(dir: &Path) -> Option<(u64, std::path::PathBuf)> {
-    complete_in(dir).pop()
-}

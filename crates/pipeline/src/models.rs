@@ -56,7 +56,7 @@ pub fn open_trainer<G: Encode>(run: &RunDir, config: &RunConfig) -> Result<train
 /// Every complete checkpoint of `run`, by step, with its weights' path.
 #[must_use]
 pub fn checkpoints(run: &RunDir) -> Vec<(u64, PathBuf)> {
-    nn::checkpoint::complete_in(&run.checkpoints())
+    train::lineage::complete(&run.checkpoints())
 }
 
 /// The weights of the complete checkpoint at `step`.

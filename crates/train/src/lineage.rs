@@ -165,6 +165,35 @@ pub fn prune_optimizer_states(dir: &Path, keep: usize) -> Result<usize, TrainErr
     Ok(removed)
 }
 
+/// Every complete checkpoint in `dir` (a run's `checkpoints/`), by step: those whose weights
+/// `<step>-<id>.safetensors` and manifest `<step>.json` are both there (the trainer writes the
+/// lineage last, so a checkpoint without one is still being written or was cut off). Returns
+/// each step with its weights' path; empty when there is none (or no directory).
+#[must_use]
+pub fn complete(dir: &Path) -> Vec<(u64, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut found: Vec<(u64, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let Some(stem) = name.strip_suffix(".safetensors") else { continue };
+        let Some(step) = stem.split('-').next().and_then(|s| s.parse::<u64>().ok()) else { continue };
+        if dir.join(format!("{step}.json")).exists() {
+            found.push((step, path));
+        }
+    }
+    found.sort();
+    found.dedup_by_key(|(step, _)| *step);
+    found
+}
+
+/// The newest complete checkpoint in a run's `checkpoints/` directory ([`complete`]): its step
+/// and weights' path; `None` when there is none (or no directory).
+#[must_use]
+pub fn newest(dir: &Path) -> Option<(u64, PathBuf)> {
+    complete(dir).pop()
+}
+
 /// The newest complete checkpoint in `dir`: the manifest with the highest step, read.
 ///
 /// # Errors

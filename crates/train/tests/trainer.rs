@@ -275,7 +275,7 @@ fn lineage_records_the_checkpoint() {
     assert_eq!(four.optimizer_state, "4.optim.safetensors");
     assert!(four.weights.starts_with("4-") && four.weights.len() == "4-".len() + 12 + ".safetensors".len());
     // The weights file is what nn (and self-play) take as the newest checkpoint, named by content.
-    let (step, path) = nn::checkpoint::latest_in(&dir).expect("latest");
+    let (step, path) = train::lineage::newest(&dir).expect("latest");
     assert_eq!((step, name(&path)), (4, four.weights.clone()));
     let meta = nn::checkpoint::read_meta(&path).expect("meta");
     assert_eq!(meta.all.get("parent"), Some(&two.weights));
