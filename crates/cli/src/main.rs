@@ -61,11 +61,13 @@ enum Command {
     ///
     /// Resumes from the newest complete checkpoint in <run>/checkpoints (generation 0, fresh
     /// weights from the run seed, when there is none). One trainer per run directory: a second
-    /// one exits at once, naming the live one (leases/trainer.lease). Draws batches from a window over the newest shards, waits
-    /// for self-play when the window is below train.min_positions or the reuse cap is reached,
-    /// and writes a checkpoint (weights, optimiser state, lineage <step>.json) every
-    /// train.checkpoint_every steps and on the way out. Corrupt shards are skipped with a warning
-    /// naming each. Ctrl-C or SIGTERM: finish the step, write a checkpoint, stop (twice: at once).
+    /// one exits at once, naming the live one (leases/trainer.lease). Draws batches from a
+    /// window over the newest shards, waits for self-play when the window is below
+    /// train.min_positions or the reuse cap is reached, and writes a checkpoint (weights,
+    /// optimiser state, lineage <step>.json) every train.checkpoint_every steps and on the way
+    /// out; optimiser state is kept for the newest train.keep_optimizer_states checkpoints.
+    /// Corrupt shards are skipped with a warning naming each. Ctrl-C or SIGTERM: finish the
+    /// step, write a checkpoint, stop (twice: at once).
     Train(Box<train_cmd::TrainArgs>),
     /// Rate a run's checkpoints: against random, alpha-beta and the current best (the gate).
     ///
