@@ -85,8 +85,16 @@ pub fn generation_zero<G: Encode>(
     stop: &AtomicBool,
 ) -> Result<PathBuf, PipelineError> {
     loop {
-        if let Some((0, path)) = checkpoints(run).into_iter().next() {
-            return Ok(path);
+        match checkpoints(run).into_iter().next() {
+            Some((0, path)) => return Ok(path),
+            // Later checkpoints but no step 0: a damaged run, not one to write generation 0 into.
+            Some((step, _)) => {
+                return Err(PipelineError::MissingCheckpoint(format!(
+                    "generation 0 (the step-0 checkpoint) is missing from {}, which starts at step {step}",
+                    run.checkpoints().display()
+                )));
+            }
+            None => {}
         }
         match Lease::acquire(run, Role::Trainer, lease) {
             Ok(held) => {
@@ -95,8 +103,6 @@ pub fn generation_zero<G: Encode>(
                     trainer.checkpoint()?;
                 }
                 drop(held);
-                // The run had checkpoints after all (written since the listing): the first is
-                // still step 0 unless the trainer's folder holds no step 0, which it then wrote.
                 return checkpoint_at(run, 0);
             }
             Err(PipelineError::LeaseHeld(_)) => {
@@ -239,5 +245,40 @@ impl<G: Encode> ModelSource<G> for CheckpointSource<G> {
                 Ok(None)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> RunConfig {
+        let text = "game = \"xiangqi\"\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 1\nvalue_hidden = 8\n\
+                    device = \"cpu\"\n";
+        crate::config::parse(text, &[]).expect("parses")
+    }
+
+    #[test]
+    fn generation_zero_is_written_once_and_a_run_without_it_is_refused() {
+        let root = std::env::temp_dir().join(format!("qizero-gen0-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let run = RunDir::new(&root);
+        run.create().expect("creates");
+        let (config, lease, stop) = (config(), LeaseOptions::on("here"), AtomicBool::new(false));
+        let first = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("writes generation 0");
+        assert!(model_id(&first).starts_with("0-"), "{}", first.display());
+        assert!(run.checkpoints().join("0.json").is_file(), "through the trainer: with its lineage");
+        assert!(!run.lease(Role::Trainer).exists(), "the trainer's lease is given back");
+        let again = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("is there");
+        assert_eq!(again, first);
+        assert_eq!(followed(&run, Follow::Best).expect("no verdict: generation 0").1, first);
+        assert_eq!(followed(&run, Follow::Latest).expect("the newest").1, first);
+        // Later checkpoints without step 0: a damaged run, refused at once (never waited on).
+        std::fs::remove_file(run.checkpoints().join("0.json")).expect("removes");
+        std::fs::write(run.checkpoints().join("4-000000000000.safetensors"), b"x").expect("writes");
+        std::fs::write(run.checkpoints().join("4.json"), b"{}").expect("writes");
+        let e = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect_err("damaged");
+        assert!(e.to_string().contains("generation 0") && e.to_string().contains("step 4"), "{e}");
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
