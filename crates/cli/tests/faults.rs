@@ -32,6 +32,13 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
+/// Makes a run directory with its config (`sets` applied) and generation 0, and no data: a
+/// trainer that cannot train says so and exits.
+fn make_run(run: &Path, sets: &[&str]) {
+    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], run, sets).output().expect("runs");
+    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+}
+
 /// Waits until `done` holds, panicking after [`PATIENCE`].
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + PATIENCE;
@@ -91,8 +98,7 @@ fn match_lines(run: &Path) -> String {
 fn an_interrupted_arena_match_is_not_stored() {
     let run = scratch("arena-int");
     // A run directory with generation 0 and its config.
-    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
-    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+    make_run(&run, &["net.device=cpu"]);
     let sets = ["arena.games_vs_random=8", "arena.games_vs_alphabeta=0", "arena.concurrency=4", "arena.simulations=48"];
     let child = spawn(&mut qizero(&["arena"], &run, &sets));
     let dir = run.join("arena").join("ckpt-0-vs-random");
@@ -250,8 +256,7 @@ fn a_read_only_run_directory_is_refused_at_start() {
     let run = scratch("read-only");
     let sets = ["net.device=cpu", "selfplay.simulations=8", "selfplay.fast_simulations=0", "selfplay.max_plies=30"];
     let made = |dir: &Path| {
-        let out = qizero(&["train", "--config", CONFIG, "--no-wait"], dir, &sets).output().expect("runs");
-        assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+        make_run(dir, &sets);
     };
     let Some(ro) = ReadOnly::new(&run, made) else {
         assert!(std::env::var("CI").is_err(), "no way to make a read-only folder here");
@@ -315,8 +320,7 @@ fn a_failed_evaluation_stops_selfplay_and_writes_no_games() {
 #[test]
 fn a_signal_delivered_twice_is_one_stop() {
     let run = scratch("quit-twice");
-    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
-    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+    make_run(&run, &["net.device=cpu"]);
     let sets = ["arena.games_vs_random=8", "arena.games_vs_alphabeta=0", "arena.concurrency=4", "arena.simulations=48"];
     let child = spawn(&mut qizero(&["arena"], &run, &sets));
     let dir = run.join("arena").join("ckpt-0-vs-random");
@@ -339,8 +343,7 @@ fn a_signal_delivered_twice_is_one_stop() {
 fn a_second_ctrl_c_quits_at_once_without_a_panic() {
     use std::os::unix::process::ExitStatusExt;
     let run = scratch("quit-later");
-    let out = qizero(&["train", "--config", CONFIG, "--no-wait"], &run, &["net.device=cpu"]).output().expect("runs");
-    assert!(text(&out).contains("not enough training data"), "{}", text(&out));
+    make_run(&run, &["net.device=cpu"]);
     let (_, gen0) = train::lineage::newest(&run.join("checkpoints")).expect("generation 0");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_qizero"));
     let a = format!("mcts:ckpt={},sims=1000000", gen0.display());
