@@ -36,6 +36,7 @@
 //! Speed (uniform evaluator, one core, release build): see `examples/speed.rs`.
 
 mod evaluator;
+mod gumbel;
 mod many;
 mod noise;
 mod params;
@@ -43,7 +44,8 @@ mod search;
 mod tree;
 
 pub use evaluator::{EvalError, EvalRequest, Evaluation, Evaluator, FailAfter, UniformEvaluator};
+pub use gumbel::considered_visits;
 pub use many::{SearchStats, search_many};
-pub use params::{MctsParams, ParamsError};
+pub use params::{MctsParams, ParamsError, Root};
 pub use search::{MoveStats, Search};
 pub use tree::Proof;

@@ -49,6 +49,31 @@ pub struct MctsParams {
     /// Move-selection temperature after [`MctsParams::temperature_plies`]. Default 0.0 (most
     /// visits); range [0, 10].
     pub final_temperature: f32,
+    /// How the root chooses where simulations go: [`Root::Puct`] (with Dirichlet noise when
+    /// asked for) or [`Root::Gumbel`] (Gumbel-Top-k and Sequential Halving, see
+    /// [`crate::Search::start_gumbel`]). Below the root the search is PUCT either way. Default
+    /// `"puct"`.
+    pub root: Root,
+    /// Gumbel root: the most moves considered (m = min(this, legal moves)); the paper's 16.
+    /// Count. Default 16; range [1, 256].
+    pub gumbel_considered: u32,
+    /// Gumbel root: `c_visit` of `sigma(q) = (c_visit + max N) * c_scale * q`, with q the
+    /// completed Q mapped to [0, 1]. Visits. Default 50; range [0, 10000].
+    pub gumbel_c_visit: f32,
+    /// Gumbel root: `c_scale` of the same transform. Unitless. Default 1.0 (the paper's board
+    /// games; mctx's Atari default is 0.1); range (0, 100].
+    pub gumbel_c_scale: f32,
+}
+
+/// The root's move selection ([`MctsParams::root`]), written `"puct"` or `"gumbel"` in a config.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Root {
+    /// PUCT at the root as everywhere; the policy target is the visit distribution.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero's root: the policy target is the improved policy.
+    Gumbel,
 }
 
 impl Default for MctsParams {
@@ -64,6 +89,10 @@ impl Default for MctsParams {
             temperature: 1.0,
             temperature_plies: 30,
             final_temperature: 0.0,
+            root: Root::Puct,
+            gumbel_considered: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
         }
     }
 }
@@ -113,6 +142,9 @@ impl MctsParams {
         check("temperature", self.temperature.into(), 0.0, false, 10.0, "[0, 10]")?;
         check("temperature_plies", self.temperature_plies.into(), 0.0, false, 10_000.0, "[0, 10000]")?;
         check("final_temperature", self.final_temperature.into(), 0.0, false, 10.0, "[0, 10]")?;
+        check("gumbel_considered", self.gumbel_considered.into(), 1.0, false, 256.0, "[1, 256]")?;
+        check("gumbel_c_visit", self.gumbel_c_visit.into(), 0.0, false, 10_000.0, "[0, 10000]")?;
+        check("gumbel_c_scale", self.gumbel_c_scale.into(), 0.0, true, 100.0, "(0, 100]")?;
         Ok(())
     }
 }
@@ -146,6 +178,9 @@ mod tests {
         let p: MctsParams = serde_json::from_str(r#"{"c_puct": 2.0}"#).expect("parses");
         assert_eq!(p, MctsParams { c_puct: 2.0, ..MctsParams::default() });
         assert!(serde_json::from_str::<MctsParams>(r#"{"cpuct": 2.0}"#).is_err());
+        let g: MctsParams = serde_json::from_str(r#"{"root": "gumbel"}"#).expect("parses");
+        assert_eq!(g.root, Root::Gumbel);
+        assert!(serde_json::from_str::<MctsParams>(r#"{"root": "uct"}"#).is_err());
         let back: MctsParams = serde_json::from_str(&serde_json::to_string(&p).expect("writes")).expect("round trip");
         assert_eq!(back, p);
     }

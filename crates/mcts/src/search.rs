@@ -24,6 +24,7 @@
 //! construction, so the same seed, evaluator and calls give the same search.
 
 use crate::evaluator::{EvalError, EvalRequest, Evaluation, Evaluator};
+use crate::gumbel::{GumbelRoot, Sigma, gumbel_of_uniform, improved_policy};
 use crate::many::{SearchStats, search_many};
 use crate::noise::dirichlet;
 use crate::params::MctsParams;
@@ -79,6 +80,10 @@ pub struct Search<G: Game> {
     leaf_games: Vec<G>,
     noise_wanted: bool,
     noise_applied: bool,
+    /// A Gumbel search asked for ([`Search::start_gumbel`]) and not yet begun: its simulations.
+    gumbel_wanted: Option<u32>,
+    /// The Gumbel search running at this root.
+    gumbel: Option<GumbelRoot>,
 }
 
 impl<G: Game> Search<G> {
@@ -98,6 +103,8 @@ impl<G: Game> Search<G> {
             leaf_games: Vec::new(),
             noise_wanted: false,
             noise_applied: false,
+            gumbel_wanted: None,
+            gumbel: None,
         }
     }
 
@@ -135,7 +142,45 @@ impl<G: Game> Search<G> {
     /// before [`Search::advance`] does nothing. The noise draws from the tree's seeded generator.
     pub fn add_root_noise(&mut self) {
         self.noise_wanted = true;
+        self.apply_root_plans();
+    }
+
+    /// Starts a Gumbel root search of `simulations` simulations at this root (see the
+    /// [`crate::gumbel`] module docs): now if the root is expanded, else as soon as it is. The
+    /// next `simulations` simulations then visit the root moves as Gumbel-Top-k and Sequential
+    /// Halving plan, further ones by PUCT; [`Search::choose_move`] plays the plan's choice and
+    /// [`Search::improved_policy`] is the policy target. Visits kept from an earlier move stay
+    /// in the statistics but are not part of the plan. The Gumbel draws come from the tree's
+    /// seeded generator. Calling it again restarts the plan with new draws.
+    pub fn start_gumbel(&mut self, simulations: u32) {
+        self.gumbel_wanted = Some(simulations);
+        self.gumbel = None;
+        self.apply_root_plans();
+    }
+
+    /// True while a Gumbel search runs (or waits for the root to be expanded) at this root.
+    #[must_use]
+    pub fn gumbel_active(&self) -> bool {
+        self.gumbel.is_some() || self.gumbel_wanted.is_some()
+    }
+
+    fn sigma(&self) -> Sigma {
+        Sigma { c_visit: self.params.gumbel_c_visit, c_scale: self.params.gumbel_c_scale }
+    }
+
+    /// Applies the root noise and starts the Gumbel plan that were asked for, once the root is
+    /// expanded.
+    fn apply_root_plans(&mut self) {
         self.apply_noise_if_due();
+        if !self.tree.nodes.first().is_some_and(|n| n.expanded) {
+            return;
+        }
+        if let Some(simulations) = self.gumbel_wanted.take() {
+            let edges = self.tree.edge_range(0).len();
+            let noise: Vec<f32> = (0..edges).map(|_| gumbel_of_uniform(self.rng.random::<f64>())).collect();
+            let considered = self.params.gumbel_considered as usize;
+            self.gumbel = Some(GumbelRoot::new(noise, edges, considered, simulations as usize));
+        }
     }
 
     fn apply_noise_if_due(&mut self) {
@@ -228,6 +273,17 @@ impl<G: Game> Search<G> {
         self.root_moves().iter().zip(self.root_edges()).map(|(&mv, e)| (mv, e.n as f32 / total)).collect()
     }
 
+    /// The improved policy over the root moves: `softmax(log P + sigma(completed Q))`, every
+    /// legal move listed in the search's order, with the `gumbel_c_visit` and `gumbel_c_scale`
+    /// of the parameters (see [`crate::gumbel`]). Defined for any searched root, PUCT or
+    /// Gumbel; empty before the root is expanded.
+    #[must_use]
+    pub fn improved_policy(&self) -> Vec<(G::Move, f32)> {
+        let Some(root) = self.tree.nodes.first().filter(|n| n.expanded) else { return Vec::new() };
+        let shares = improved_policy(root.value, self.root_edges(), self.sigma());
+        self.root_moves().iter().copied().zip(shares).collect()
+    }
+
     /// The move to play; `None` if the game is over.
     ///
     /// The rules come first: a proven win (the most visited one) is always played, and a
@@ -236,6 +292,12 @@ impl<G: Game> Search<G> {
     /// (ties to the higher prior, then the earlier move); a positive temperature samples with
     /// probability proportional to `N^(1/temperature)` from the tree's seeded generator. Before
     /// any simulation, a legal move is drawn uniformly at random (also seeded).
+    ///
+    /// With a Gumbel search at this root ([`Search::start_gumbel`]) the move is instead the
+    /// plan's: the highest `g + log P + sigma(Q)` among the most visited moves of the search,
+    /// the Gumbel draws `g` included when `temperature` is positive (a sample from about the
+    /// improved policy) and left out at 0 (the greedy choice). The proof rules above still
+    /// come first.
     pub fn choose_move(&mut self, temperature: f32) -> Option<G::Move> {
         if self.game.outcome().is_some() {
             return None;
@@ -265,6 +327,12 @@ impl<G: Game> Search<G> {
             })
             .map(|(i, n, _)| (i, n));
         let (mut pick, max_n) = most_visited?;
+        if let (Some(gumbel), Some(root)) = (&self.gumbel, self.tree.nodes.first())
+            && !wins
+            && let Some(i) = gumbel.choice(root.value, edges, self.sigma(), temperature > 0.0, |i| allowed(&edges[i]))
+        {
+            return Some(self.root_moves()[i]);
+        }
         if temperature > 0.0 && !wins && max_n > 0 {
             let inv_t = 1.0 / f64::from(temperature);
             let weight = |e: &Edge| {
@@ -314,6 +382,8 @@ impl<G: Game> Search<G> {
         }
         self.noise_wanted = false;
         self.noise_applied = false;
+        self.gumbel_wanted = None;
+        self.gumbel = None;
     }
 
     /// Plays every root move not yet tried and records the ones that end the game as proven,
@@ -398,7 +468,19 @@ impl<G: Game> Search<G> {
         };
         let inner = SelectParams { fpu_reduction: self.params.fpu_reduction, ..root };
         let end = loop {
-            let e = self.tree.select(node, if node == 0 { root } else { inner });
+            let e = match (&self.gumbel, node) {
+                (Some(gumbel), 0) => {
+                    let raw = self.tree.nodes[0].value;
+                    match gumbel.select(raw, &self.tree.edges[self.tree.edge_range(0)], self.sigma()) {
+                        Some(i) => self.tree.edge_range(0).start + i,
+                        None => self.tree.select(0, root),
+                    }
+                }
+                _ => self.tree.select(node, if node == 0 { root } else { inner }),
+            };
+            if node == 0 {
+                self.count_gumbel_visit(e, 1);
+            }
             self.paths.push((node, to_u32(e)));
             let edge = self.tree.edges[e];
             if let Some(v) = edge.proof.value() {
@@ -436,10 +518,31 @@ impl<G: Game> Search<G> {
         for _ in 0..depth {
             self.game.undo();
         }
+        if matches!(end, Descent::Collision) {
+            // Nothing was learnt: the plan gets the visit back.
+            self.count_gumbel_visit(self.paths[start].1 as usize, -1);
+        }
         if !matches!(end, Descent::Leaf) {
             self.paths.truncate(start);
         }
         end
+    }
+
+    /// Counts (`+1`) or takes back (`-1`) one visit of the running Gumbel plan through root edge
+    /// `edge` (an index into the tree's edges).
+    fn count_gumbel_visit(&mut self, edge: usize, delta: i32) {
+        let first = self.tree.edge_range(0).start;
+        if let Some(gumbel) = &mut self.gumbel
+            && let Some(count) = gumbel.counts.get_mut(edge - first)
+        {
+            if delta > 0 {
+                *count += 1;
+                gumbel.done += 1;
+            } else {
+                *count = count.saturating_sub(1);
+                gumbel.done = gumbel.done.saturating_sub(1);
+            }
+        }
     }
 
     /// Adds this round's requests to `batch`, in pending order.
@@ -456,11 +559,16 @@ impl<G: Game> Search<G> {
     /// removing them is a truncation of the arenas.
     pub(crate) fn drop_round(&mut self) {
         let Some(first) = self.pending.first().map(|p| p.node) else { return };
-        for p in &self.pending {
+        for k in 0..self.pending.len() {
+            let p = self.pending[k];
             let path = &self.paths[p.path_start as usize..p.path_end as usize];
+            let root_edge = path.first().map(|&(_, edge)| edge as usize);
             self.tree.remove_virtual(path);
             if let Some(&(_, edge)) = path.last() {
                 self.tree.edges[edge as usize].child = NONE;
+            }
+            if let Some(edge) = root_edge.filter(|_| first != 0) {
+                self.count_gumbel_visit(edge, -1);
             }
         }
         debug_assert!(
@@ -491,6 +599,7 @@ impl<G: Game> Search<G> {
             let value = if eval.value.is_finite() { eval.value.clamp(-1.0, 1.0) } else { 0.0 };
             let node = &mut self.tree.nodes[p.node as usize];
             node.expanded = true;
+            node.value = value;
             node.n += 1;
             node.w += value;
             let path = &self.paths[p.path_start as usize..p.path_end as usize];
@@ -498,7 +607,7 @@ impl<G: Game> Search<G> {
         }
         self.pending.clear();
         self.paths.clear();
-        self.apply_noise_if_due();
+        self.apply_root_plans();
     }
 }
 
@@ -530,6 +639,153 @@ mod tests {
 
     fn params() -> MctsParams {
         MctsParams { leaves_per_batch: 8, ..MctsParams::default() }
+    }
+
+    /// Values every position by the first move played after `root_ply`: all positions below
+    /// root move `a` are worth `q(a)` to the root's mover (a hash of the move's text, one move
+    /// made clearly best), with uniform priors. So each root move's Q is exactly its `q`.
+    struct KnownValues {
+        root_ply: usize,
+        best: String,
+    }
+
+    impl KnownValues {
+        fn q(&self, mv: &str) -> f32 {
+            if mv == self.best {
+                return 0.9;
+            }
+            let h = mv.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+            (h % 1000) as f32 / 1000.0 * 1.2 - 0.6
+        }
+    }
+
+    impl Evaluator<xiangqi::Game> for KnownValues {
+        fn evaluate(&self, batch: &[EvalRequest<'_, xiangqi::Game>]) -> Result<Vec<Evaluation>, EvalError> {
+            Ok(batch
+                .iter()
+                .map(|r| {
+                    let played = r.game.moves_played();
+                    let value = match played.get(self.root_ply) {
+                        None => 0.0,
+                        Some(&first) => {
+                            let mut at = r.game.clone();
+                            while at.ply() > self.root_ply {
+                                at.undo();
+                            }
+                            let q = self.q(&at.move_to_string(first));
+                            // q is the root mover's; the side to move here sees it negated an
+                            // odd number of plies below the root.
+                            if (r.game.ply() - self.root_ply) % 2 == 1 { -q } else { q }
+                        }
+                    };
+                    Evaluation { value, priors: vec![1.0 / r.moves.len() as f32; r.moves.len()] }
+                })
+                .collect())
+        }
+    }
+
+    fn gumbel_params(considered: u32) -> MctsParams {
+        MctsParams {
+            leaves_per_batch: 4,
+            gumbel_considered: considered,
+            root: crate::Root::Gumbel,
+            ..MctsParams::default()
+        }
+    }
+
+    #[test]
+    fn sequential_halving_picks_the_best_considered_move() {
+        let game = xiangqi::Game::new();
+        let best = "h2e2".to_owned();
+        let eval = KnownValues { root_ply: 0, best: best.clone() };
+        // Every one of the 44 moves considered: the best of all is found.
+        let mut search = Search::new(game.clone(), gumbel_params(64), 3);
+        search.start_gumbel(200);
+        search.run(&eval, 200).expect("searches");
+        assert_eq!(search.root_visit_count(), 200);
+        let mv = search.choose_move(0.0).expect("a move");
+        assert_eq!(game.move_to_string(mv), best);
+        for (q, s) in search.root_stats().iter().filter_map(|s| s.q.map(|q| (q, s))) {
+            let want = eval.q(&game.move_to_string(s.mv));
+            assert!((q - want).abs() < 1e-5, "Q of {:?} is its known value", s.mv);
+        }
+        // 16 of 44 considered, over many seeds: the move played is always the best of the moves
+        // the search visited, and exactly min(16, 44) moves were visited. The known values lie
+        // about 0.03 apart; c_scale 10 makes that worth more than the Gumbel draws differ
+        // (the halving keeps the best by g + log P + sigma(Q), so at c_scale 1 a slightly
+        // better move can lose a phase to a luckier draw, as the algorithm intends).
+        for seed in 0..20 {
+            let params = MctsParams { gumbel_c_scale: 10.0, ..gumbel_params(16) };
+            let mut search = Search::new(game.clone(), params, seed);
+            search.start_gumbel(48);
+            search.run(&eval, 48).expect("searches");
+            let stats = search.root_stats();
+            let visited: Vec<_> = stats.iter().filter(|s| s.visits > 0).collect();
+            assert_eq!(visited.len(), 16, "seed {seed}");
+            let top = visited
+                .iter()
+                .max_by(|a, b| eval.q(&game.move_to_string(a.mv)).total_cmp(&eval.q(&game.move_to_string(b.mv))))
+                .map(|s| s.mv);
+            assert_eq!(search.choose_move(0.0), top, "seed {seed}");
+            // With the draws included (temperature > 0) it is the same: the values are far
+            // apart next to the draws.
+            assert_eq!(search.choose_move(1.0), top, "seed {seed}");
+            // The halving plan: 16 x 1, 8 x 2, 4 x 5, 2 x 11 visits = 48 (as planned).
+            let mut visits: Vec<u32> = visited.iter().map(|s| s.visits).collect();
+            visits.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(&visits[..2], &[11, 11], "seed {seed}: {visits:?}");
+            assert_eq!(visits.iter().sum::<u32>(), 48);
+        }
+    }
+
+    #[test]
+    fn gumbel_draws_vary_with_the_seed_and_follow_it() {
+        let game = xiangqi::Game::new();
+        let played = |seed| {
+            let mut search = Search::new(game.clone(), gumbel_params(16), seed);
+            search.start_gumbel(16);
+            search.run(&UniformEvaluator, 16).expect("searches");
+            search.choose_move(1.0)
+        };
+        assert_eq!(played(1), played(1));
+        let distinct: std::collections::HashSet<_> = (0..12).map(played).collect();
+        assert!(distinct.len() > 3, "a uniform net's Gumbel root samples many moves: {distinct:?}");
+    }
+
+    #[test]
+    fn gumbel_improved_policy_prefers_what_the_search_found() {
+        let game = xiangqi::Game::new();
+        let eval = KnownValues { root_ply: 0, best: "h2e2".to_owned() };
+        let mut search = Search::new(game.clone(), gumbel_params(64), 9);
+        search.start_gumbel(100);
+        search.run(&eval, 100).expect("searches");
+        let improved = search.improved_policy();
+        assert_eq!(improved.len(), 44);
+        assert!((improved.iter().map(|&(_, p)| p).sum::<f32>() - 1.0).abs() < 1e-5);
+        let (top, share) = improved.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)).expect("moves");
+        assert_eq!(game.move_to_string(top), "h2e2");
+        assert!(share > 0.5, "{share}");
+    }
+
+    #[test]
+    fn gumbel_plan_survives_reuse_and_failure() {
+        let game = xiangqi::Game::new();
+        let mut search = Search::new(game, gumbel_params(16), 4);
+        search.start_gumbel(32);
+        let failing = FailAfter::new(UniformEvaluator, 3);
+        assert!(search.run(&failing, 32).is_err());
+        assert_consistent(&search);
+        let held = search.root_visit_count();
+        search.run(&UniformEvaluator, 32 - held).expect("searches on");
+        assert_eq!(search.root_visit_count(), 32);
+        let mv = search.choose_move(1.0).expect("a move");
+        search.advance(mv);
+        assert!(!search.gumbel_active(), "a new root has no plan until asked");
+        let kept = search.root_visit_count();
+        search.start_gumbel(16);
+        search.run(&UniformEvaluator, 16).expect("searches");
+        assert_eq!(search.root_visit_count(), kept + 16);
+        assert_consistent(&search);
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub(crate) struct Edge {
 }
 
 impl Edge {
-    const fn new() -> Edge {
+    pub(crate) const fn new() -> Edge {
         Edge { prior: 0.0, n: 0, w: 0.0, in_flight: 0, child: NONE, proof: Proof::Unknown }
     }
 }
@@ -105,6 +105,9 @@ pub(crate) struct Node {
     pub in_flight: u32,
     /// False until the evaluator's priors and value have arrived.
     pub expanded: bool,
+    /// The evaluator's value of the position (its side to move's view), once expanded: the
+    /// Gumbel root's mixed value starts from it.
+    pub value: f32,
 }
 
 /// What selection needs from the parameters at one node.
@@ -144,6 +147,7 @@ impl<M: Copy> Tree<M> {
             w: 0.0,
             in_flight: 0,
             expanded: false,
+            value: 0.0,
         });
         self.edges.extend(std::iter::repeat_n(Edge::new(), moves.len()));
         self.moves.extend_from_slice(moves);

@@ -134,6 +134,7 @@ pub struct InferenceService {
     tx: Option<Sender<Job>>,
     handle: Option<JoinHandle<()>>,
     counters: Arc<Counters>,
+    config: ServiceConfig,
 }
 
 impl std::fmt::Debug for InferenceService {
@@ -153,11 +154,18 @@ impl InferenceService {
         let (tx, rx) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let c = Arc::clone(&counters);
+        let kept = config.clone();
         let handle = std::thread::Builder::new()
             .name("qizero-inference".into())
             .spawn(move || serve(net, &config, &rx, &c))
             .map_err(|e| NnError::Service(format!("cannot start the inference thread: {e}")))?;
-        Ok(InferenceService { tx: Some(tx), handle: Some(handle), counters })
+        Ok(InferenceService { tx: Some(tx), handle: Some(handle), counters, config: kept })
+    }
+
+    /// The configuration the service runs with.
+    #[must_use]
+    pub fn config(&self) -> &ServiceConfig {
+        &self.config
     }
 
     /// An evaluator for game `G` that sends its batches to this service. Cheap; make one per

@@ -152,6 +152,13 @@ fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, befo
         if secs > 0.0 { 100.0 * s.forward_seconds / secs } else { 0.0 },
         t.shards
     ));
+    if s.cache_hits > 0 || service.config().cache_entries > 0 {
+        let share = if s.positions > 0 { 100.0 * s.cache_hits as f64 / s.positions as f64 } else { 0.0 };
+        reporter.say(&format!(
+            "evaluation cache: {} of {} positions answered from the cache ({share:.1}%)",
+            s.cache_hits, s.positions
+        ));
+    }
     reporter.say(&format!(
         "results (first player): W/D/L {}/{}/{}, resigned {}, capped {}, false-resign rate {}",
         t.first_wins,

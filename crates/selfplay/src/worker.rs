@@ -16,8 +16,10 @@
 //!
 //! Each move is searched in full (`simulations` root visits, root noise, recorded as a
 //! training sample) or, with playout-cap randomisation on, cheaply (`fast_simulations`, no
-//! noise, not recorded), drawn per move. The visit targets count the visits kept from the
-//! previous move's tree.
+//! noise, not recorded), drawn per move. With a PUCT root the visit targets count the visits
+//! kept from the previous move's tree. With a Gumbel root (`mcts.root = "gumbel"`) each search
+//! plans that many new simulations on top of the kept ones, takes no Dirichlet noise, plays the
+//! Sequential Halving choice and records the improved policy beside the visits.
 //!
 //! Resignation: after each search the mover's value is the larger of the root value and the
 //! value of its most visited move; below `resign_threshold` on `resign_plies` consecutive own
@@ -36,7 +38,7 @@ use crate::seed::game_seed;
 use crate::{SelfplayConfig, SelfplayError};
 use encode::Encode;
 use game::{DrawReason, Game, Outcome, Side, WinReason};
-use mcts::{MctsParams, Search, search_many};
+use mcts::{MctsParams, Root, Search, search_many};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use shard::{GameRecord, GameRecorder, Header, Shard};
@@ -353,12 +355,23 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
     }
 }
 
-/// Draws whether the next move of `slot`'s game is searched in full, sets its visit target,
-/// and asks for root noise on full searches.
+/// Draws whether the next move of `slot`'s game is searched in full and sets its visit
+/// target. A PUCT root counts the visits kept from the previous move towards the target and
+/// gets root noise on full searches; a Gumbel root plans that many new simulations (its
+/// Sequential Halving needs the whole budget) and takes no noise.
 fn begin_move<G: Game>(config: &SelfplayConfig, slot: &mut Slot<G>, search: &mut Search<G>) {
     slot.full = !config.playout_cap() || slot.rng.random::<f32>() < config.full_search_fraction;
-    slot.target = if slot.full { config.simulations } else { config.fast_simulations };
-    if slot.full {
-        search.add_root_noise();
+    let simulations = if slot.full { config.simulations } else { config.fast_simulations };
+    match search.params().root {
+        Root::Puct => {
+            slot.target = simulations;
+            if slot.full {
+                search.add_root_noise();
+            }
+        }
+        Root::Gumbel => {
+            slot.target = search.root_visit_count() + simulations;
+            search.start_gumbel(simulations);
+        }
     }
 }
