@@ -38,7 +38,7 @@ fn random_shard<G: Encode>(dir: &Path, games: u64, seed: u64) -> (PathBuf, shard
             if rng.random_bool(0.5) {
                 let visits: Vec<(G::Move, f32)> =
                     moves.choose_multiple(&mut rng, 4).map(|&mv| (mv, rng.random_range(1..10) as f32)).collect();
-                recorder.record_sample(&game, &visits, rng.random_range(-1.0..=1.0));
+                recorder.record_sample(&game, &visits, &[], rng.random_range(-1.0..=1.0));
             }
             let mv = *moves.choose(&mut rng).expect("moves");
             recorder.record_move(&game, mv);
