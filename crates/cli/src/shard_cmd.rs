@@ -25,9 +25,11 @@ pub enum ShardCommand {
     ///
     /// Arrays (N samples): planes float32 [N, C, H, W] (the positions encoded with this build's
     /// encoding for the shards' game), policy float32 [N, P] (the visit distribution over the
-    /// policy index space), z float32 [N] and root_value float32 [N] (side to move's view),
-    /// ply int32 [N], game_id int64 [N]. Read with `numpy.load("OUT.npz")`. All shards must
-    /// hold the same game. Arrays are built in memory.
+    /// policy index space), improved float32 [N, P] (the search's improved policy, a row of
+    /// zeros where the sample has none) and has_improved bool [N], z float32 [N] and
+    /// root_value float32 [N] (side to move's view), ply int32 [N], game_id int64 [N]. Read
+    /// with `numpy.load("OUT.npz")`. All shards must hold the same game. Arrays are built in
+    /// memory.
     Export(ExportArgs),
 }
 
@@ -72,11 +74,12 @@ fn read(path: &Path) -> Result<Shard> {
 fn inspect(args: &InspectArgs) -> Result<()> {
     let path = &args.file;
     let shard = read(path)?;
+    let version = shard::read_version(path)?;
     let h = &shard.header;
     let bytes = std::fs::metadata(path).with_context(|| format!("{}", path.display()))?.len();
     let counts = shard.counts();
     println!("file      {}", path.display());
-    println!("format    qizero shard version {}, {bytes} bytes, checksum ok", shard::FORMAT_VERSION);
+    println!("format    qizero shard version {version}, {bytes} bytes, checksum ok");
     println!("game      {}", h.game);
     println!("encoding  {}", h.encoding);
     println!("model     {}", h.model);
@@ -100,6 +103,12 @@ fn inspect(args: &InspectArgs) -> Result<()> {
     let per_game = |n: u64| if counts.games == 0 { 0.0 } else { n as f64 / counts.games as f64 };
     println!("plies     {plies} ({:.1} per game)", per_game(plies));
     println!("samples   {} ({:.1} per game)", counts.samples, per_game(counts.samples));
+    let improved = shard.games.iter().flat_map(|g| &g.samples).filter(|s| !s.improved.is_empty()).count();
+    println!(
+        "targets   improved policy on {improved} of {} samples{}",
+        counts.samples,
+        if improved == 0 { " (pi, the visit shares, is the policy target)" } else { "" }
+    );
     let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
     println!("endings   {}", if reasons.is_empty() { "-".to_owned() } else { reasons.join(", ") });
     if args.records == 0 {
@@ -135,14 +144,22 @@ fn print_samples<G: Game>(shard: &Shard, path: &Path, args: &InspectArgs) -> Res
             let mover = if view.game.side_to_move() == Side::First { first } else { second };
             println!("  ply {:>3}  {mover} to move  z {:+.0}  root value {:+.3}", s.ply, s.z, s.root_value);
             println!("    fen {}", view.game.fen());
-            let mut pi: Vec<&(String, f32)> = s.pi.iter().collect();
-            pi.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let top: Vec<String> = pi.iter().take(args.top).map(|(mv, p)| format!("{mv} {p:.3}")).collect();
-            let more = if pi.len() > args.top { format!(" (+{} more)", pi.len() - args.top) } else { String::new() };
-            println!("    pi  {}{more}", top.join("  "));
+            println!("    pi  {}", top_moves(&s.pi, args.top));
+            if !s.improved.is_empty() {
+                println!("    imp {}", top_moves(&s.improved, args.top));
+            }
         })?;
     }
     Ok(())
+}
+
+/// The `top` largest shares of a distribution, as "move share" pairs, and how many more.
+fn top_moves(shares: &[(String, f32)], top: usize) -> String {
+    let mut sorted: Vec<&(String, f32)> = shares.iter().collect();
+    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let shown: Vec<String> = sorted.iter().take(top).map(|(mv, p)| format!("{mv} {p:.3}")).collect();
+    let more = if sorted.len() > top { format!(" (+{} more)", sorted.len() - top) } else { String::new() };
+    format!("{}{more}", shown.join("  "))
 }
 
 /// Replays `record`, visiting samples while `left` is positive (and counting it down).
@@ -209,14 +226,17 @@ fn export(args: &ExportArgs) -> Result<()> {
 struct Arrays {
     planes: Array4<f32>,
     policy: Array2<f32>,
+    improved: Array2<f32>,
+    has_improved: Array1<bool>,
     z: Array1<f32>,
     root_value: Array1<f32>,
     ply: Array1<i32>,
     game_id: Array1<i64>,
 }
 
-/// The per-sample scalars of an export row: z, root value, ply, game id.
-type Scalars = (f32, f32, i32, i64);
+/// The per-sample scalars of an export row: z, root value, ply, game id, whether it has an
+/// improved policy.
+type Scalars = (f32, f32, i32, i64, bool);
 
 /// Replays every game of every shard and encodes each sample with `G`'s encoding.
 fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
@@ -236,49 +256,54 @@ fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
     let (plane_len, policy_size) = (info.plane_len(), info.policy_size);
     let mut planes = vec![0f32; n * plane_len];
     let mut policy = vec![0f32; n * policy_size];
+    let mut improved = vec![0f32; n * policy_size];
     // One job per game, each with its own rows of the arrays, encoded in parallel (rayon's
     // pool) and put back in shard and game order.
     let mut jobs = Vec::new();
-    let (mut planes_left, mut policy_left) = (planes.as_mut_slice(), policy.as_mut_slice());
+    let (mut planes_left, mut policy_left, mut improved_left) =
+        (planes.as_mut_slice(), policy.as_mut_slice(), improved.as_mut_slice());
     for (path, shard) in shards {
         for record in &shard.games {
             let rows = record.samples.len();
             let (p, rest) = std::mem::take(&mut planes_left).split_at_mut(rows * plane_len);
             let (q, rest2) = std::mem::take(&mut policy_left).split_at_mut(rows * policy_size);
-            (planes_left, policy_left) = (rest, rest2);
-            jobs.push((path.as_path(), record, p, q));
+            let (r, rest3) = std::mem::take(&mut improved_left).split_at_mut(rows * policy_size);
+            (planes_left, policy_left, improved_left) = (rest, rest2, rest3);
+            jobs.push((path.as_path(), record, p, q, r));
         }
     }
     let columns: Vec<Result<Vec<Scalars>>> = jobs
         .into_par_iter()
-        .map(|(path, record, planes, policy)| {
+        .map(|(path, record, planes, policy, improved)| {
             let mut rows = Vec::with_capacity(record.samples.len());
-            let (mut moves, mut shares, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+            let mut scratch = Scratch::new();
             let mut k = 0;
             record.replay_with::<G>(path, |view| {
                 view.game.encode(&mut planes[k * plane_len..(k + 1) * plane_len]);
-                moves.clear();
-                shares.clear();
-                for &(mv, p) in view.pi {
-                    moves.push(mv);
-                    shares.push(p);
-                }
-                view.game.policy_indices(&moves, &mut indices);
-                encode::policy_target(&indices, &shares, &mut policy[k * policy_size..(k + 1) * policy_size]);
-                rows.push((view.sample.z, view.sample.root_value, view.sample.ply as i32, record.game_id as i64));
+                let row = k * policy_size..(k + 1) * policy_size;
+                scratch.dense(view.game, view.pi, &mut policy[row.clone()]);
+                scratch.dense(view.game, view.improved, &mut improved[row]);
+                let s = view.sample;
+                rows.push((s.z, s.root_value, s.ply as i32, record.game_id as i64, !view.improved.is_empty()));
                 k += 1;
             })?;
             Ok(rows)
         })
         .collect();
-    let (mut z, mut root_value, mut ply, mut game_id) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut z, mut root_value, mut ply, mut game_id, mut has_improved) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for rows in columns {
-        for (a, b, c, d) in rows? {
+        for (a, b, c, d, e) in rows? {
             z.push(a);
             root_value.push(b);
             ply.push(c);
             game_id.push(d);
+            has_improved.push(e);
         }
     }
     let k = z.len();
@@ -286,11 +311,39 @@ fn collect<G: Encode>(shards: &[(PathBuf, Shard)]) -> Result<Arrays> {
     Ok(Arrays {
         planes: Array4::from_shape_vec((n, info.planes, info.height, info.width), planes)?,
         policy: Array2::from_shape_vec((n, info.policy_size), policy)?,
+        improved: Array2::from_shape_vec((n, info.policy_size), improved)?,
+        has_improved: Array1::from(has_improved),
         z: Array1::from(z),
         root_value: Array1::from(root_value),
         ply: Array1::from(ply),
         game_id: Array1::from(game_id),
     })
+}
+
+/// Buffers for turning a sparse distribution into a dense policy row.
+struct Scratch<M> {
+    moves: Vec<M>,
+    shares: Vec<f32>,
+    indices: Vec<u32>,
+}
+
+impl<M: Copy> Scratch<M> {
+    fn new() -> Self {
+        Scratch { moves: Vec::new(), shares: Vec::new(), indices: Vec::new() }
+    }
+
+    /// Writes `sparse` (moves of `game` with shares) into `row` over the policy index space
+    /// ([`encode::policy_target`]; all zeros for an empty list).
+    fn dense<G: Encode<Move = M>>(&mut self, game: &G, sparse: &[(M, f32)], row: &mut [f32]) {
+        self.moves.clear();
+        self.shares.clear();
+        for &(mv, p) in sparse {
+            self.moves.push(mv);
+            self.shares.push(p);
+        }
+        game.policy_indices(&self.moves, &mut self.indices);
+        encode::policy_target(&self.indices, &self.shares, row);
+    }
 }
 
 /// Writes the arrays as an uncompressed .npz (a zip of .npy files, what `numpy.savez` makes),
@@ -301,6 +354,8 @@ fn write_npz(path: &Path, arrays: Arrays) -> Result<()> {
         let mut npz = NpzWriter::new(file);
         npz.add_array("planes", &arrays.planes).map_err(npz_error)?;
         npz.add_array("policy", &arrays.policy).map_err(npz_error)?;
+        npz.add_array("improved", &arrays.improved).map_err(npz_error)?;
+        npz.add_array("has_improved", &arrays.has_improved).map_err(npz_error)?;
         npz.add_array("z", &arrays.z).map_err(npz_error)?;
         npz.add_array("root_value", &arrays.root_value).map_err(npz_error)?;
         npz.add_array("ply", &arrays.ply).map_err(npz_error)?;

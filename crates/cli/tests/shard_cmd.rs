@@ -25,7 +25,8 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Writes a shard of `games` random games of `G` into `dir`, about half the plies sampled.
+/// Writes a shard of `games` random games of `G` into `dir`, about half the plies sampled, and
+/// about half of those with an improved policy over every legal move (as a Gumbel search gives).
 fn random_shard<G: Encode>(dir: &Path, games: u64, seed: u64) -> (PathBuf, shard::Shard) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut records = Vec::new();
@@ -38,7 +39,12 @@ fn random_shard<G: Encode>(dir: &Path, games: u64, seed: u64) -> (PathBuf, shard
             if rng.random_bool(0.5) {
                 let visits: Vec<(G::Move, f32)> =
                     moves.choose_multiple(&mut rng, 4).map(|&mv| (mv, rng.random_range(1..10) as f32)).collect();
-                recorder.record_sample(&game, &visits, rng.random_range(-1.0..=1.0));
+                let improved: Vec<(G::Move, f32)> = if rng.random_bool(0.5) {
+                    moves.iter().map(|&mv| (mv, rng.random_range(0.1..1.0))).collect()
+                } else {
+                    Vec::new()
+                };
+                recorder.record_sample(&game, &visits, &improved, rng.random_range(-1.0..=1.0));
             }
             let mv = *moves.choose(&mut rng).expect("moves");
             recorder.record_move(&game, mv);
@@ -73,6 +79,12 @@ fn inspect_prints_header_counts_and_samples() {
     assert!(ok, "{err}");
     assert!(out.contains("game      xiangqi\n") && out.contains("encoding  xiangqi-v1\n"), "{out}");
     assert!(out.contains("checksum ok") && out.contains("seed      1\n"), "{out}");
+    assert!(out.contains("format    qizero shard version 2, "), "{out}");
+    let samples = shard.games.iter().flat_map(|g| &g.samples);
+    let improved = samples.clone().filter(|s| !s.improved.is_empty()).count();
+    assert!(improved > 0, "the test shard has improved policies");
+    let line = format!("targets   improved policy on {improved} of {} samples\n", samples.count());
+    assert!(out.contains(&line), "{out}");
     assert!(out.contains(&format!("samples   {} (", shard.counts().samples)), "{out}");
     assert!(out.contains("created   2023-11-14 22:13:20 UTC"), "{out}");
     assert_eq!(out.matches("    fen ").count(), 2, "{out}");
@@ -80,6 +92,8 @@ fn inspect_prints_header_counts_and_samples() {
     let first = &shard.games[0];
     let replayed = first.replay::<xiangqi::Game>(&path).expect("replay");
     assert!(out.contains(&format!("    fen {}\n", replayed[0].game.fen())), "{out}");
+    let shown = first.samples.iter().take(2).filter(|s| !s.improved.is_empty()).count();
+    assert_eq!(out.matches("    imp ").count(), shown, "an improved line for each sample that has one: {out}");
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -93,6 +107,8 @@ fn check_export<G: Encode>(dir: &Path, paths: &[&Path], shards: &[&shard::Shard]
     let mut reader = NpzReader::new(std::fs::File::open(&npz).expect("npz")).expect("read npz");
     let planes: Array4<f32> = reader.by_name("planes").expect("planes");
     let policy: Array2<f32> = reader.by_name("policy").expect("policy");
+    let improved: Array2<f32> = reader.by_name("improved").expect("improved");
+    let has_improved: Array1<bool> = reader.by_name("has_improved").expect("has_improved");
     let z: Array1<f32> = reader.by_name("z").expect("z");
     let root_value: Array1<f32> = reader.by_name("root_value").expect("root_value");
     let ply: Array1<i32> = reader.by_name("ply").expect("ply");
@@ -102,6 +118,7 @@ fn check_export<G: Encode>(dir: &Path, paths: &[&Path], shards: &[&shard::Shard]
     let n = n as usize;
     assert_eq!(planes.dim(), (n, info.planes, info.height, info.width));
     assert_eq!(policy.dim(), (n, info.policy_size));
+    assert_eq!((improved.dim(), has_improved.len()), ((n, info.policy_size), n));
     assert_eq!((z.len(), root_value.len(), ply.len(), game_id.len()), (n, n, n, n));
     let mut k = 0;
     let mut expected = vec![0f32; info.plane_len()];
@@ -115,6 +132,13 @@ fn check_export<G: Encode>(dir: &Path, paths: &[&Path], shards: &[&shard::Shard]
                 }
                 let sum: f32 = policy.row(k).sum();
                 assert!((sum - 1.0).abs() < 1e-4, "policy row {k} sums to {sum}");
+                assert_eq!(has_improved[k], !s.improved.is_empty());
+                for &(mv, p) in &s.improved {
+                    assert!(improved[[k, s.game.policy_index(mv)]] >= p - 1e-6);
+                }
+                let sum: f32 = improved.row(k).sum();
+                let expected = if s.improved.is_empty() { 0.0 } else { 1.0 };
+                assert!((sum - expected).abs() < 1e-4, "improved row {k} sums to {sum}");
                 assert_eq!((z[k], root_value[k]), (s.z, s.root_value));
                 assert_eq!((ply[k], game_id[k]), (s.ply as i32, record.game_id as i64));
                 k += 1;

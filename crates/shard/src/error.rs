@@ -28,14 +28,18 @@ pub enum ShardError {
         found: Vec<u8>,
     },
     /// The shard was written in a format version this build does not read.
-    #[error("{}: shard format version {found} is not supported (this build reads version {supported})", .path.display())]
+    #[error(
+        "{}: shard format version {found} is not supported (this build reads versions {})",
+        .path.display(),
+        version_list(supported)
+    )]
     UnsupportedVersion {
         /// The file.
         path: PathBuf,
         /// The version in the file.
         found: u32,
-        /// The version this build reads.
-        supported: u32,
+        /// The versions this build reads ([`crate::READ_VERSIONS`]).
+        supported: &'static [u32],
     },
     /// The file is shorter than its prefix says: cut off while being copied, or not a whole shard.
     #[error("{}: truncated shard: expected {expected} bytes, found {found}", .path.display())]
@@ -97,6 +101,18 @@ pub enum ShardError {
         /// The game the caller asked for.
         expected: &'static str,
     },
+}
+
+/// Versions in words: "2", "1 and 2", "1, 2 and 3".
+fn version_list(versions: &[u32]) -> String {
+    match versions {
+        [] => "none".to_owned(),
+        [only] => only.to_string(),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(u32::to_string).collect();
+            format!("{} and {last}", init.join(", "))
+        }
+    }
 }
 
 impl ShardError {

@@ -18,7 +18,7 @@
 //!   never see a temporary file. A writer killed mid-write leaves only a temporary file, which
 //!   [`remove_stale_temps`] clears.
 
-use crate::format::{MAX_PAYLOAD_BYTES, PREFIX_LEN, check_prefix, header_from_bytes};
+use crate::format::{MAX_PAYLOAD_BYTES, PREFIX_LEN, Prefix, check_prefix, header_from_bytes};
 use crate::{Counts, Header, Shard, ShardError};
 use std::fs::{self, File};
 use std::hash::{BuildHasher, Hasher, RandomState};
@@ -116,20 +116,47 @@ pub fn read_header(path: &Path) -> Result<(Header, Counts), ShardError> {
     header_from_bytes(&bytes, path)
 }
 
-/// The bytes of a file, read only after its prefix shows it is a shard of a sane size (so
-/// pointing the reader at a large unrelated file costs 24 bytes of reading, not the file).
-fn read_checked_file(path: &Path) -> Result<Vec<u8>, ShardError> {
+/// The format version of a shard file (one of [`crate::READ_VERSIONS`]), from its 24-byte
+/// prefix alone: what `qizero shard inspect` reports. The payload is neither read nor checked.
+///
+/// # Errors
+/// [`ShardError::Io`] if it cannot be read; [`ShardError::BadMagic`],
+/// [`ShardError::UnsupportedVersion`], [`ShardError::TooLarge`], [`ShardError::Truncated`] or
+/// [`ShardError::TrailingData`] from the prefix. Each names `path`.
+pub fn read_version(path: &Path) -> Result<u32, ShardError> {
+    Ok(open_checked(path)?.prefix.version)
+}
+
+/// A shard file opened and its prefix read and checked; the file is positioned after it.
+struct Opened {
+    file: File,
+    head: Vec<u8>,
+    file_len: u64,
+    prefix: Prefix,
+}
+
+/// Opens `path` and checks its prefix ([`check_prefix`]).
+fn open_checked(path: &Path) -> Result<Opened, ShardError> {
     let io_err = |e| ShardError::io(path, e);
     let mut file = File::open(path).map_err(io_err)?;
     let file_len = file.metadata().map_err(io_err)?.len();
     let mut head = Vec::with_capacity(PREFIX_LEN);
     (&mut file).take(PREFIX_LEN as u64).read_to_end(&mut head).map_err(io_err)?;
-    check_prefix(&head, file_len, path)?;
+    let prefix = check_prefix(&head, file_len, path)?;
+    Ok(Opened { file, head, file_len, prefix })
+}
+
+/// The bytes of a file, read only after its prefix shows it is a shard of a sane size (so
+/// pointing the reader at a large unrelated file costs 24 bytes of reading, not the file).
+fn read_checked_file(path: &Path) -> Result<Vec<u8>, ShardError> {
+    let Opened { file, head, file_len, .. } = open_checked(path)?;
     let mut bytes = head;
     bytes.reserve_exact((file_len as usize).saturating_sub(PREFIX_LEN));
     // Read one byte past the expected end, so a file that grew since the length was taken is
     // caught as trailing data rather than silently cut.
-    file.take(file_len.saturating_sub(PREFIX_LEN as u64) + 1).read_to_end(&mut bytes).map_err(io_err)?;
+    file.take(file_len.saturating_sub(PREFIX_LEN as u64) + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ShardError::io(path, e))?;
     Ok(bytes)
 }
 

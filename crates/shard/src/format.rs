@@ -1,11 +1,11 @@
-//! The shard format, version 1: the records (field by field), the byte prefix around them, and
-//! the functions that turn a [`Shard`] into bytes and back.
+//! The shard format, version 2: the records (field by field), the byte prefix around them, and
+//! the functions that turn a [`Shard`] into bytes and back. Version 1 files are still read.
 //!
 //! # Byte layout
 //! ```text
 //! offset  size  field
 //!      0     8  magic: the bytes "QZSHARD\0"
-//!      8     4  format version, u32 little-endian: 1 (FORMAT_VERSION)
+//!      8     4  format version, u32 little-endian: 2 (FORMAT_VERSION) as written; 1 or 2 as read
 //!     12     8  payload length in bytes, u64 little-endian (at most MAX_PAYLOAD_BYTES)
 //!     20     4  CRC-32 (IEEE 802.3 polynomial, as zlib and crc32fast) of the payload, u32 LE
 //!     24     n  payload: bincode 2, `config::standard()`, of the payload record below
@@ -25,10 +25,19 @@
 //! header       = game: str, encoding: str, model: str, worker: str, seed: u64, created_ms: u64
 //! game         = game_id: u64, start_fen: str, moves: [str], result, samples: [sample]
 //! result       = winner: Option<First | Second>, reason: str
-//! sample       = ply: u32, pi: [(move: str, share: f32)], z: f32, root_value: f32
+//! sample       = ply: u32, pi: [(move: str, share: f32)], z: f32, root_value: f32,
+//!                improved: [(move: str, share: f32)]
 //! ```
 //! The meaning of each field is on the Rust field of the same name ([`Header`], [`GameRecord`],
 //! [`GameResult`], [`Sample`]). The counts are checked against the games when reading.
+//!
+//! # Versions
+//! - **2** (written): `sample` ends with `improved`, the search's improved policy (empty when
+//!   the search gave none).
+//! - **1**: the same record without `improved`. Read through its own payload type and
+//!   converted, each sample with `improved` empty, so a v1 sample trains on its pi exactly as
+//!   it did when written. Header and counts are laid out alike in both, so
+//!   [`header_from_bytes`] reads either.
 //!
 //! # Why positions and not planes
 //! A sample does not hold a board at all: it holds its ply, and the position *with its
@@ -39,7 +48,10 @@
 //!
 //! # Changing the format
 //! Any change to the layout above, to a field's meaning or to the bincode configuration gets a
-//! new [`FORMAT_VERSION`]; the golden-bytes test (`tests/format.rs`) fails until it does. A
+//! new [`FORMAT_VERSION`]; the golden-bytes test (`tests/format.rs`) fails until it does. The
+//! old version stays readable: freeze its records as private `...V1`-style payload types beside
+//! the current ones, decode it through them and convert (as version 1 is, in
+//! [`Shard::from_bytes`]), add it to [`READ_VERSIONS`], and keep its golden bytes as a test. A
 //! reader refuses versions it does not know with [`ShardError::UnsupportedVersion`].
 
 use crate::ShardError;
@@ -50,8 +62,11 @@ use std::path::Path;
 /// The first eight bytes of every shard file.
 pub const MAGIC: [u8; 8] = *b"QZSHARD\0";
 
-/// The format version this build writes and the only one it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The format versions this build reads, oldest first (see the [module docs](self)).
+pub const READ_VERSIONS: &[u32] = &[1, 2];
 
 /// Bytes before the payload: magic, version, payload length, checksum.
 pub const PREFIX_LEN: usize = 24;
@@ -196,6 +211,28 @@ pub struct Sample {
     /// The search's value of the position at the root, from the side to move's view, in
     /// [-1, 1].
     pub root_value: f32,
+    /// The search's improved policy, when it gave one (Gumbel root search: softmax of the
+    /// prior logits plus sigma of the completed Q values, over every legal root move), in the
+    /// same notation as `pi`; shares positive, summing to 1 (up to rounding). Empty when the
+    /// search gave none (PUCT, and every sample of a version 1 shard): `pi` is then the policy
+    /// target. Added in format version 2.
+    pub improved: Vec<(String, f32)>,
+}
+
+/// A sample as format version 1 stored it: [`Sample`] without `improved`. Frozen: version 1
+/// files decode through it.
+#[derive(Deserialize)]
+struct SampleV1 {
+    ply: u32,
+    pi: Vec<(String, f32)>,
+    z: f32,
+    root_value: f32,
+}
+
+impl From<SampleV1> for Sample {
+    fn from(v1: SampleV1) -> Sample {
+        Sample { ply: v1.ply, pi: v1.pi, z: v1.z, root_value: v1.root_value, improved: Vec::new() }
+    }
 }
 
 /// One game: where it started, every move played, how it ended, and its samples.
@@ -244,12 +281,60 @@ struct PayloadRef<'a> {
     games: &'a [GameRecord],
 }
 
-/// The payload as read.
+/// The payload as read (version 2).
 #[derive(Deserialize)]
 struct Payload {
     header: Header,
     counts: Counts,
     games: Vec<GameRecord>,
+}
+
+/// A game as format version 1 stored it (its samples without `improved`). Frozen.
+#[derive(Deserialize)]
+struct GameRecordV1 {
+    game_id: u64,
+    start_fen: String,
+    moves: Vec<String>,
+    result: GameResult,
+    samples: Vec<SampleV1>,
+}
+
+/// The payload of a version 1 file. Frozen.
+#[derive(Deserialize)]
+struct PayloadV1 {
+    header: Header,
+    counts: Counts,
+    games: Vec<GameRecordV1>,
+}
+
+impl From<PayloadV1> for Payload {
+    fn from(v1: PayloadV1) -> Payload {
+        let games = v1
+            .games
+            .into_iter()
+            .map(|g| GameRecord {
+                game_id: g.game_id,
+                start_fen: g.start_fen,
+                moves: g.moves,
+                result: g.result,
+                samples: g.samples.into_iter().map(Sample::from).collect(),
+            })
+            .collect();
+        Payload { header: v1.header, counts: v1.counts, games }
+    }
+}
+
+/// Decodes a whole payload as `T`, refusing bytes left over.
+fn decode_payload<T: serde::de::DeserializeOwned>(payload: &[u8], path: &Path) -> Result<T, ShardError> {
+    let (decoded, used): (T, usize) = bincode::serde::decode_from_slice(payload, bincode_config())
+        .map_err(|e| ShardError::decode(path, e.to_string()))?;
+    if used != payload.len() {
+        return Err(ShardError::decode(
+            path,
+            format!("{} unused bytes at the end of the payload", payload.len() - used),
+        ));
+    }
+    Ok(decoded)
 }
 
 impl Shard {
@@ -278,23 +363,20 @@ impl Shard {
         bytes
     }
 
-    /// Decodes a whole shard file held in memory. `path` is where the bytes came from; it only
-    /// names the file in errors.
+    /// Decodes a whole shard file held in memory, of any version in [`READ_VERSIONS`] (a
+    /// version 1 file's samples come back with `improved` empty). `path` is where the bytes
+    /// came from; it only names the file in errors.
     ///
     /// # Errors
     /// [`ShardError::BadMagic`], [`ShardError::UnsupportedVersion`], [`ShardError::TooLarge`],
     /// [`ShardError::Truncated`], [`ShardError::TrailingData`], [`ShardError::Checksum`] or
     /// [`ShardError::Decode`], checked in that order. Never panics, whatever the bytes.
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Shard, ShardError> {
-        let payload = checked_payload(bytes, path)?;
-        let (decoded, used): (Payload, usize) = bincode::serde::decode_from_slice(payload, bincode_config())
-            .map_err(|e| ShardError::decode(path, e.to_string()))?;
-        if used != payload.len() {
-            return Err(ShardError::decode(
-                path,
-                format!("{} unused bytes at the end of the payload", payload.len() - used),
-            ));
-        }
+        let (payload, version) = checked_payload(bytes, path)?;
+        let decoded: Payload = match version {
+            1 => decode_payload::<PayloadV1>(payload, path)?.into(),
+            _ => decode_payload::<Payload>(payload, path)?,
+        };
         let shard = Shard { header: decoded.header, games: decoded.games };
         if shard.counts() != decoded.counts {
             return Err(ShardError::decode(
@@ -324,20 +406,23 @@ impl Shard {
     }
 }
 
-/// Decodes only the header and counts of a shard file held in memory (the whole payload is
-/// still checked against its checksum).
+/// Decodes only the header and counts of a shard file held in memory, of any version in
+/// [`READ_VERSIONS`] (they are laid out alike in all of them; the whole payload is still
+/// checked against its checksum).
 ///
 /// # Errors
 /// As [`Shard::from_bytes`], except that the games are not decoded.
 pub fn header_from_bytes(bytes: &[u8], path: &Path) -> Result<(Header, Counts), ShardError> {
-    let payload = checked_payload(bytes, path)?;
+    let (payload, _) = checked_payload(bytes, path)?;
     let ((header, counts), _): ((Header, Counts), usize) = bincode::serde::decode_from_slice(payload, bincode_config())
         .map_err(|e| ShardError::decode(path, e.to_string()))?;
     Ok((header, counts))
 }
 
-/// What the prefix says: the payload length and its stored checksum.
+/// What the prefix says: the format version (one of [`READ_VERSIONS`]), the payload length
+/// and its stored checksum.
 pub(crate) struct Prefix {
+    pub(crate) version: u32,
     pub(crate) payload_len: u64,
     pub(crate) crc: u32,
 }
@@ -353,11 +438,11 @@ pub(crate) fn check_prefix(head: &[u8], file_len: u64, path: &Path) -> Result<Pr
     let truncated = || ShardError::Truncated { path: path.to_path_buf(), expected: PREFIX_LEN as u64, found: file_len };
     let field = |range: std::ops::Range<usize>| head.get(range).ok_or_else(truncated);
     let version = u32::from_le_bytes(le_array(field(8..12)?));
-    if version != FORMAT_VERSION {
+    if !READ_VERSIONS.contains(&version) {
         return Err(ShardError::UnsupportedVersion {
             path: path.to_path_buf(),
             found: version,
-            supported: FORMAT_VERSION,
+            supported: READ_VERSIONS,
         });
     }
     let payload_len = u64::from_le_bytes(le_array(field(12..20)?));
@@ -372,7 +457,7 @@ pub(crate) fn check_prefix(head: &[u8], file_len: u64, path: &Path) -> Result<Pr
     if file_len > expected {
         return Err(ShardError::TrailingData { path: path.to_path_buf(), expected, found: file_len });
     }
-    Ok(Prefix { payload_len, crc })
+    Ok(Prefix { version, payload_len, crc })
 }
 
 /// Checks the checksum of a payload against the prefix's.
@@ -385,15 +470,16 @@ fn check_crc(payload: &[u8], prefix: &Prefix, path: &Path) -> Result<(), ShardEr
     }
 }
 
-/// The payload of a whole file in memory, after every check short of decoding it.
-fn checked_payload<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a [u8], ShardError> {
+/// The payload of a whole file in memory and its format version, after every check short of
+/// decoding it.
+fn checked_payload<'a>(bytes: &'a [u8], path: &Path) -> Result<(&'a [u8], u32), ShardError> {
     let head = &bytes[..bytes.len().min(PREFIX_LEN)];
     let prefix = check_prefix(head, bytes.len() as u64, path)?;
     // check_prefix ensured bytes.len() == PREFIX_LEN + payload_len.
     let payload = &bytes[PREFIX_LEN..];
     debug_assert_eq!(payload.len() as u64, prefix.payload_len);
     check_crc(payload, &prefix, path)?;
-    Ok(payload)
+    Ok((payload, prefix.version))
 }
 
 /// A fixed-size array from a slice of that size (the callers slice exact ranges).

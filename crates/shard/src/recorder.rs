@@ -2,9 +2,10 @@
 //!
 //! Self-play calls [`GameRecorder::record_sample`] after each search it wants to train on and
 //! [`GameRecorder::record_move`] before playing each move, then [`GameRecorder::finish`] with
-//! the result. The recorder turns moves into text, normalises the visit distribution, and at
-//! the end fills in each sample's z from the result and the side that was to move: the one
-//! place where the outcome is turned to the side to move's view.
+//! the result. The recorder turns moves into text, normalises the visit distribution (and the
+//! improved policy, when the search gives one), and at the end fills in each sample's z from
+//! the result and the side that was to move: the one place where the outcome is turned to the
+//! side to move's view.
 
 use crate::{GameRecord, GameResult, Sample};
 use game::{Game, Outcome, Side};
@@ -40,23 +41,21 @@ impl<G: Game> GameRecorder<G> {
     }
 
     /// Records a sample at `game`'s current position: `visits` are the search's visit counts
-    /// (or any non-negative weights) of legal moves of this position, `root_value` the search's
-    /// value of it from the side to move's view. Moves with weight 0 (or a weight that is not
-    /// a positive finite number) are dropped and the rest are normalised to shares summing to
-    /// 1; `root_value` is clamped to [-1, 1].
+    /// (or any non-negative weights) of legal moves of this position, `improved` the search's
+    /// improved policy over them (Gumbel root search; an empty slice when the search gave none,
+    /// as PUCT does), `root_value` the search's value of it from the side to move's view. In
+    /// both lists, moves with weight 0 (or a weight that is not a positive finite number) are
+    /// dropped and the rest are normalised to shares summing to 1 (the sample's `pi` and
+    /// `improved`); `root_value` is clamped to [-1, 1] (NaN becomes 0).
     ///
     /// `game` must be the recorded game at its current ply (debug builds check the ply). At
     /// most one sample per ply; record it before [`GameRecorder::record_move`].
-    pub fn record_sample(&mut self, game: &G, visits: &[(G::Move, f32)], root_value: f32) {
+    pub fn record_sample(&mut self, game: &G, visits: &[(G::Move, f32)], improved: &[(G::Move, f32)], root_value: f32) {
         debug_assert_eq!(game.ply(), self.moves.len(), "the recorder and the game are at different plies");
-        let total: f32 = visits.iter().map(|&(_, w)| w).filter(|w| w.is_finite() && *w > 0.0).sum();
-        let pi = visits
-            .iter()
-            .filter(|(_, w)| w.is_finite() && *w > 0.0)
-            .map(|&(mv, w)| (game.move_to_string(mv), w / total))
-            .collect();
+        let pi = shares(game, visits);
+        let improved = shares(game, improved);
         let root_value = if root_value.is_nan() { 0.0 } else { root_value.clamp(-1.0, 1.0) };
-        self.samples.push(Sample { ply: self.moves.len() as u32, pi, z: 0.0, root_value });
+        self.samples.push(Sample { ply: self.moves.len() as u32, pi, z: 0.0, root_value, improved });
         self.movers.push(game.side_to_move());
     }
 
@@ -101,4 +100,12 @@ impl<G: Game> GameRecorder<G> {
     pub fn finish_outcome(self, outcome: Outcome) -> GameRecord {
         self.finish(GameResult::from(outcome))
     }
+}
+
+/// The positive finite weights of `weights` as moves in `game`'s notation with shares summing
+/// to 1, in the given order; the rest dropped.
+fn shares<G: Game>(game: &G, weights: &[(G::Move, f32)]) -> Vec<(String, f32)> {
+    let kept = |w: &f32| w.is_finite() && *w > 0.0;
+    let total: f32 = weights.iter().map(|&(_, w)| w).filter(kept).sum();
+    weights.iter().filter(|(_, w)| kept(w)).map(|&(mv, w)| (game.move_to_string(mv), w / total)).collect()
 }

@@ -1,14 +1,14 @@
 //! From a stored game back to positions: replays a [`GameRecord`]'s moves from its start FEN
 //! and hands over, for each sample, the game *with its history* at the sample's ply and the
-//! sample's visit distribution as moves of that game.
+//! sample's visit distribution (and improved policy, if any) as moves of that game.
 //!
 //! Everything read from a shard is checked here, because a shard may come from another build
 //! or another machine: the start FEN must parse, every move must be legal where it is played,
-//! sample plies must increase and stay within the game, every pi move must be legal at its
-//! ply, and shares and values must be finite and in range. A failure is a
+//! sample plies must increase and stay within the game, every pi and improved move must be
+//! legal at its ply, and shares and values must be finite and in range. A failure is a
 //! [`ShardError::Decode`] naming the file, the game id and the ply.
 //!
-//! Moves (played and in pi) are read with [`Game::parse_move_strict`]: a shard holds only what
+//! Moves (played, in pi and in improved) are read with [`Game::parse_move_strict`]: a shard holds only what
 //! [`Game::move_to_string`] wrote, so a move in any other form (xiangqi WXF or Chinese, draughts
 //! PDN, stray whitespace) is a corrupt shard, not a notation to be guessed at.
 
@@ -24,6 +24,8 @@ pub struct SampleView<'a, G: Game> {
     pub sample: &'a Sample,
     /// The sample's visit distribution as moves of `game`, in stored order.
     pub pi: &'a [(G::Move, f32)],
+    /// The sample's improved policy as moves of `game`, in stored order; empty if it has none.
+    pub improved: &'a [(G::Move, f32)],
 }
 
 /// A sample with its position rebuilt: what [`GameRecord::replay`] returns.
@@ -33,6 +35,8 @@ pub struct ReplayedSample<G: Game> {
     pub game: G,
     /// Visit shares over legal moves of `game` (only moves with visits).
     pub pi: Vec<(G::Move, f32)>,
+    /// The search's improved policy over legal moves of `game`; empty if the sample has none.
+    pub improved: Vec<(G::Move, f32)>,
     /// The final result from the side to move's view (+1, 0, -1).
     pub z: f32,
     /// The search's root value, from the side to move's view.
@@ -55,16 +59,16 @@ impl GameRecord {
             .map_err(|e| ShardError::decode(path, format!("game {id}: bad start FEN '{}': {e}", self.start_fen)))?;
         let mut samples = self.samples.iter().peekable();
         let mut last_ply: Option<u32> = None;
-        let mut pi = Vec::new();
+        let (mut pi, mut improved) = (Vec::new(), Vec::new());
         for ply in 0..=self.moves.len() {
             while let Some(sample) = samples.next_if(|s| s.ply as usize == ply) {
                 if last_ply == Some(sample.ply) {
                     return Err(ShardError::decode(path, format!("game {id}: two samples at ply {ply}")));
                 }
                 last_ply = Some(sample.ply);
-                decode_pi(&game, sample, &mut pi)
+                decode_sample(&game, sample, &mut pi, &mut improved)
                     .map_err(|msg| ShardError::decode(path, format!("game {id}, ply {ply}: {msg}")))?;
-                visit(SampleView { game: &game, sample, pi: &pi });
+                visit(SampleView { game: &game, sample, pi: &pi, improved: &improved });
             }
             if let Some(sample) = samples.peek() {
                 if (sample.ply as usize) < ply {
@@ -100,6 +104,7 @@ impl GameRecord {
             out.push(ReplayedSample {
                 game: view.game.clone(),
                 pi: view.pi.to_vec(),
+                improved: view.improved.to_vec(),
                 z: view.sample.z,
                 root_value: view.sample.root_value,
                 ply: view.sample.ply,
@@ -109,8 +114,14 @@ impl GameRecord {
     }
 }
 
-/// Checks a sample's values and parses its pi moves in `game` into `out` (cleared first).
-fn decode_pi<G: Game>(game: &G, sample: &Sample, out: &mut Vec<(G::Move, f32)>) -> Result<(), String> {
+/// Checks a sample's values and parses its pi and improved moves in `game` into `pi` and
+/// `improved` (cleared first).
+fn decode_sample<G: Game>(
+    game: &G,
+    sample: &Sample,
+    pi: &mut Vec<(G::Move, f32)>,
+    improved: &mut Vec<(G::Move, f32)>,
+) -> Result<(), String> {
     let in_range = |v: f32| v.is_finite() && (-1.0..=1.0).contains(&v);
     if !in_range(sample.z) {
         return Err(format!("z {} is not in [-1, 1]", sample.z));
@@ -118,12 +129,23 @@ fn decode_pi<G: Game>(game: &G, sample: &Sample, out: &mut Vec<(G::Move, f32)>) 
     if !in_range(sample.root_value) {
         return Err(format!("root value {} is not in [-1, 1]", sample.root_value));
     }
+    decode_moves(game, "pi", &sample.pi, pi)?;
+    decode_moves(game, "improved", &sample.improved, improved)
+}
+
+/// Parses a stored distribution (`what`: its field name, for errors) into `out` (cleared first).
+fn decode_moves<G: Game>(
+    game: &G,
+    what: &str,
+    stored: &[(String, f32)],
+    out: &mut Vec<(G::Move, f32)>,
+) -> Result<(), String> {
     out.clear();
-    for (text, share) in &sample.pi {
+    for (text, share) in stored {
         if !(share.is_finite() && *share >= 0.0) {
-            return Err(format!("pi share {share} of move '{text}' is not a finite non-negative number"));
+            return Err(format!("{what} share {share} of move '{text}' is not a finite non-negative number"));
         }
-        let mv = game.parse_move_strict(text).map_err(|e| format!("pi move '{text}' is not legal: {e}"))?;
+        let mv = game.parse_move_strict(text).map_err(|e| format!("{what} move '{text}' is not legal: {e}"))?;
         out.push((mv, *share));
     }
     Ok(())

@@ -16,10 +16,12 @@ struct Seen<G: Game> {
     key: u64,
     mover: Side,
     pi: Vec<(G::Move, f32)>,
+    improved: Vec<(G::Move, f32)>,
 }
 
 /// Plays one game of random moves (at most `max_plies`), sampling about half the plies with
-/// random visit counts over a few legal moves. Returns the record and what was seen.
+/// random visit counts over a few legal moves, and half of those with a random improved policy
+/// over every legal move (as a Gumbel search gives). Returns the record and what was seen.
 fn random_game<G: Game>(start: G, game_id: u64, max_plies: usize, rng: &mut StdRng) -> (GameRecord, Vec<Seen<G>>) {
     let mut game = start;
     let mut recorder = GameRecorder::new(game_id, &game);
@@ -32,8 +34,16 @@ fn random_game<G: Game>(start: G, game_id: u64, max_plies: usize, rng: &mut StdR
                 moves.choose_multiple(rng, 5).map(|&mv| (mv, rng.random_range(0..20) as f32)).collect();
             let total: f32 = visited.iter().map(|v| v.1).sum();
             let pi = visited.iter().filter(|v| v.1 > 0.0).map(|&(mv, w)| (mv, w / total)).collect();
-            recorder.record_sample(&game, &visited, rng.random_range(-1.0..=1.0));
-            seen.push(Seen { ply: game.ply(), fen: game.fen(), key: game.key(), mover: game.side_to_move(), pi });
+            let weights: Vec<(G::Move, f32)> = if rng.random_bool(0.5) {
+                moves.iter().map(|&mv| (mv, rng.random_range(0.01..1.0))).collect()
+            } else {
+                Vec::new()
+            };
+            let total: f32 = weights.iter().map(|v| v.1).sum();
+            let improved = weights.iter().map(|&(mv, w)| (mv, w / total)).collect();
+            recorder.record_sample(&game, &visited, &weights, rng.random_range(-1.0..=1.0));
+            let (ply, fen, key, mover) = (game.ply(), game.fen(), game.key(), game.side_to_move());
+            seen.push(Seen { ply, fen, key, mover, pi, improved });
         }
         let mv = *moves.choose(rng).expect("a game not over has moves");
         recorder.record_move(&game, mv);
@@ -95,6 +105,13 @@ fn round_trip<G: Game>(start: impl Fn() -> G, games: u64, max_plies: usize, seed
             }
             let sum: f32 = r.pi.iter().map(|p| p.1).sum();
             assert!(r.pi.is_empty() || (sum - 1.0).abs() < 1e-5, "shares sum to {sum}");
+            assert_eq!(r.improved.len(), s.improved.len());
+            for (&(a, pa), &(b, pb)) in r.improved.iter().zip(&s.improved) {
+                assert_eq!(a, b);
+                assert!((pa - pb).abs() < 1e-6);
+            }
+            let sum: f32 = r.improved.iter().map(|p| p.1).sum();
+            assert!(r.improved.is_empty() || (sum - 1.0).abs() < 1e-5, "improved sums to {sum}");
             assert_eq!(r.z, record.result.value_for(s.mover), "z is from the side to move's view");
             assert!((-1.0..=1.0).contains(&r.root_value));
         }
@@ -145,7 +162,7 @@ fn recorder_keeps_history_played_before_it() {
     let mut recorder = GameRecorder::new(5, &game);
     assert_eq!(recorder.ply(), 7);
     let mv = game.legal_moves().as_ref()[0];
-    recorder.record_sample(&game, &[(mv, 3.0)], 2.5);
+    recorder.record_sample(&game, &[(mv, 3.0)], &[], 2.5);
     let record = recorder.finish(GameResult { winner: Some(Winner::First), reason: "adjudication".into() });
     assert_eq!(record.start_fen, xiangqi::START_FEN);
     assert_eq!(record.moves.len(), 7);
@@ -154,9 +171,35 @@ fn recorder_keeps_history_played_before_it() {
     assert_eq!(replayed[0].game.key(), key);
     assert_eq!(replayed[0].game.moves_played(), game.moves_played());
     assert_eq!(replayed[0].pi, vec![(mv, 1.0)]);
+    assert!(replayed[0].improved.is_empty(), "no improved policy given, none stored");
     assert_eq!(replayed[0].root_value, 1.0, "clamped");
     // Seven moves played: Black to move, Red won.
     assert_eq!(replayed[0].z, -1.0);
+}
+
+/// The improved policy is filtered and normalised like the visits: non-positive and non-finite
+/// weights dropped, the rest scaled to sum 1, order kept; all weights dropped means none.
+#[test]
+fn recorder_normalises_the_improved_policy() {
+    let mut game = xiangqi::Game::new();
+    let moves: Vec<_> = game.legal_moves().as_ref().to_vec();
+    let (a, b, c, d) = (moves[0], moves[1], moves[2], moves[3]);
+    let mut recorder = GameRecorder::new(1, &game);
+    let improved = [(a, 3.0), (b, 0.0), (c, f32::NAN), (d, 1.0)];
+    recorder.record_sample(&game, &[(b, 2.0), (a, 2.0)], &improved, 0.25);
+    recorder.record_move(&game, a);
+    game.play_unchecked(a);
+    let reply = game.legal_moves().as_ref()[0];
+    recorder.record_sample(&game, &[(reply, 1.0)], &[(reply, -1.0), (reply, f32::INFINITY)], 0.0);
+    let record = recorder.finish(GameResult { winner: None, reason: "cap".into() });
+    let start = xiangqi::Game::new();
+    let text = |mv| start.move_to_string(mv);
+    assert_eq!(record.samples[0].improved, vec![(text(a), 0.75), (text(d), 0.25)]);
+    assert_eq!(record.samples[0].pi, vec![(text(b), 0.5), (text(a), 0.5)]);
+    assert!(record.samples[1].improved.is_empty(), "only bad weights: no improved policy");
+    let replayed = record.replay::<xiangqi::Game>(Path::new("mem")).expect("replay");
+    assert_eq!(replayed[0].improved, vec![(a, 0.75), (d, 0.25)]);
+    assert!(replayed[1].improved.is_empty());
 }
 
 #[test]
@@ -181,7 +224,7 @@ fn bad_records_are_decode_errors_naming_file_game_and_ply() {
     check(&bad, "bad start FEN");
 
     let mut bad = record.clone();
-    bad.samples.push(Sample { ply: 41, pi: vec![], z: 0.0, root_value: 0.0 });
+    bad.samples.push(Sample { ply: 41, pi: vec![], z: 0.0, root_value: 0.0, improved: vec![] });
     check(&bad, "sample at ply 41");
 
     let mut bad = record.clone();
@@ -205,6 +248,16 @@ fn bad_records_are_decode_errors_naming_file_game_and_ply() {
     let mut bad = record.clone();
     bad.samples[1].pi[0].1 = -0.5;
     check(&bad, "pi share -0.5");
+
+    let mut bad = record.clone();
+    let ply = bad.samples[0].ply;
+    bad.samples[0].improved.push(("e9e8".into(), 0.5));
+    check(&bad, &format!("ply {ply}: improved move 'e9e8'"));
+
+    let mut bad = record.clone();
+    let legal = bad.samples[0].pi[0].0.clone();
+    bad.samples[0].improved = vec![(legal, f32::INFINITY)];
+    check(&bad, "improved share inf");
 
     // Read as the wrong game.
     let shard = Shard { header: header::<xiangqi::Game>("w", 0), games: vec![record.clone()] };

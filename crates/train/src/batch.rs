@@ -8,8 +8,11 @@
 //!
 //! Building a row replays the sample's game from its start to its ply (unchecked `play`: the moves
 //! were checked when the shard was loaded), encodes it, applies the symmetry to the planes and to
-//! the policy indices, and writes the sparse policy target and z.
+//! the policy indices, and writes the sparse policy target (the one the window loaded:
+//! `train.policy_target`) and the value target (`train.value_target`: z, the root value q, or a
+//! mix of the two).
 
+use crate::config::ValueTarget;
 use crate::window::WindowSnapshot;
 use encode::Encode;
 use rand::rngs::StdRng;
@@ -18,8 +21,8 @@ use rayon::prelude::*;
 use tch::Tensor;
 
 /// One batch, as CPU tensors. The policy target is sparse: row `b` gives shares
-/// `policy_share[b][k]` to policy indices `policy_index[b][k]`, padded to the longest pi of the
-/// batch with index 0 and share 0. It is the dense target of [`encode::policy_target`] (indices
+/// `policy_share[b][k]` to policy indices `policy_index[b][k]`, padded to the longest target of
+/// the batch with index 0 and share 0. It is the dense target of [`encode::policy_target`] (indices
 /// that occur twice add up in the loss), at a fraction of the bytes to build and move.
 #[derive(Debug)]
 pub struct Batch {
@@ -27,9 +30,10 @@ pub struct Batch {
     pub inputs: Tensor,
     /// Policy indices `[B, K]`, `i64`.
     pub policy_index: Tensor,
-    /// Their shares `[B, K]`, `f32`; each row sums to 1 (0 for a sample without pi).
+    /// Their shares `[B, K]`, `f32`; each row sums to 1 (0 for a sample without a target).
     pub policy_share: Tensor,
-    /// Outcomes z `[B]`, `f32`, side to move's view.
+    /// Value targets `[B]`, `f32`, side to move's view: z, q or their mix, as
+    /// [`ValueTarget::value`] of the `value_target` the batch was built with.
     pub value: Tensor,
     /// Added to the policy logits before the softmax `[B, P]`, `f32`: 0 at the indices of the
     /// position's legal moves, [`ILLEGAL`] elsewhere, so the policy loss is the cross-entropy of
@@ -58,8 +62,8 @@ pub fn batch_seed(seed: u64, step: u64) -> u64 {
 }
 
 /// Draws batch `step` from `window` (which must hold at least one position) and builds it on
-/// `pool` (rayon; `None` or a one-thread pool: this thread). The batch is the same whatever the
-/// pool.
+/// `pool` (rayon; `None` or a one-thread pool: this thread), with value targets `value_target`.
+/// The batch is the same whatever the pool.
 ///
 /// # Panics
 /// If the window is empty (the trainer never asks then).
@@ -69,6 +73,7 @@ pub fn build<G: Encode>(
     seed: u64,
     step: u64,
     batch_size: usize,
+    value_target: ValueTarget,
     pool: Option<&rayon::ThreadPool>,
 ) -> Batch {
     let total = window.positions();
@@ -96,7 +101,8 @@ pub fn build<G: Encode>(
             planes.chunks_exact_mut(plane_len).zip(targets).zip(values.iter_mut()).zip(mask.chunks_exact_mut(labels));
         let mut scratch = Vec::new();
         for (&(at, sym), (((p, (i, s)), v), m)) in picks.iter().zip(rows) {
-            *v = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
+            let (z, q) = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
+            *v = value_target.value(z, q);
         }
     };
     match pool.filter(|p| p.current_num_threads() > 1) {
@@ -139,8 +145,14 @@ struct Row<'a> {
 }
 
 /// Writes one row (planes, sparse policy target, legal-move mask) for the window's position
-/// `at` under symmetry `sym`; returns its z.
-fn fill_row<G: Encode>(window: &WindowSnapshot<G>, at: u64, sym: usize, row: Row<'_>, scratch: &mut Vec<u32>) -> f32 {
+/// `at` under symmetry `sym`; returns its z and q, for the value target.
+fn fill_row<G: Encode>(
+    window: &WindowSnapshot<G>,
+    at: u64,
+    sym: usize,
+    row: Row<'_>,
+    scratch: &mut Vec<u32>,
+) -> (f32, f32) {
     let Row { planes, index, share, mask } = row;
     let (shard, s) = window.locate(at);
     let sample = shard.samples[s];
@@ -166,5 +178,127 @@ fn fill_row<G: Encode>(window: &WindowSnapshot<G>, at: u64, sym: usize, row: Row
         *index = i as i64;
         *share = p;
     }
-    sample.z
+    (sample.z, sample.q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PolicyTarget;
+    use crate::window::LoadedShard;
+    use game::Game as _;
+    use shard::{GameRecord, GameResult, Header, Sample, Shard, Winner};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// One xiangqi game (h2e2 h9g7, then Red resigned) with two samples: the start position
+    /// (Red to move, z -1, q 0.5, an improved policy) and the one after h2e2 (Black to move,
+    /// z 1, q -0.25, no improved policy, as a PUCT search leaves it).
+    fn small_shard() -> Shard {
+        let pair = |m: &str, p: f32| (m.to_owned(), p);
+        Shard {
+            header: Header {
+                game: "xiangqi".into(),
+                encoding: "xiangqi-v1".into(),
+                model: "test".into(),
+                worker: "w".into(),
+                seed: 1,
+                created_ms: 1,
+            },
+            games: vec![GameRecord {
+                game_id: 1,
+                start_fen: xiangqi::START_FEN.into(),
+                moves: vec!["h2e2".into(), "h9g7".into()],
+                result: GameResult { winner: Some(Winner::Second), reason: "resign".into() },
+                samples: vec![
+                    Sample {
+                        ply: 0,
+                        pi: vec![pair("h2e2", 0.75), pair("b2e2", 0.25)],
+                        z: -1.0,
+                        root_value: 0.5,
+                        improved: vec![pair("h2e2", 0.5), pair("b2e2", 0.25), pair("c3c4", 0.25)],
+                    },
+                    Sample { ply: 1, pi: vec![pair("h9g7", 1.0)], z: 1.0, root_value: -0.25, improved: vec![] },
+                ],
+            }],
+        }
+    }
+
+    fn window(policy: PolicyTarget) -> WindowSnapshot<xiangqi::Game> {
+        let path = Path::new("small.shard");
+        let loaded = LoadedShard::from_shard("small.shard".into(), &small_shard(), path, policy).expect("loads");
+        let n = loaded.positions() as u64;
+        WindowSnapshot { shards: vec![Arc::new(loaded)], ends: vec![n] }
+    }
+
+    /// The sparse policy target of `moves` (with shares) at ply `ply` of the small game.
+    fn expected(ply: usize, moves: &[(&str, f32)]) -> Vec<(i64, f32)> {
+        let mut game = xiangqi::Game::new();
+        for m in &["h2e2", "h9g7"][..ply] {
+            game.play_unchecked(game.parse_move_strict(m).expect("legal"));
+        }
+        moves.iter().map(|&(m, p)| (game.policy_index(game.parse_move_strict(m).expect("legal")) as i64, p)).collect()
+    }
+
+    /// Fills the row of position `at` (identity symmetry): its value target and policy target.
+    fn row(window: &WindowSnapshot<xiangqi::Game>, at: u64, target: ValueTarget) -> (f32, Vec<(i64, f32)>) {
+        let info = xiangqi::Game::ENCODING;
+        let width = window.pi_len(at);
+        let (mut planes, mut mask) = (vec![0.0; info.plane_len()], vec![ILLEGAL; info.policy_size]);
+        let (mut index, mut share) = (vec![0; width], vec![0.0; width]);
+        let row = Row { planes: &mut planes, index: &mut index, share: &mut share, mask: &mut mask };
+        let (z, q) = fill_row(window, at, 0, row, &mut Vec::new());
+        (target.value(z, q), index.into_iter().zip(share).collect())
+    }
+
+    #[test]
+    fn each_value_target_gives_its_value() {
+        let w = window(PolicyTarget::Auto);
+        let cases = [
+            (ValueTarget::Z, [-1.0, 1.0]),
+            (ValueTarget::Q, [0.5, -0.25]),
+            // 0.75 * -1 + 0.25 * 0.5 and 0.75 * 1 + 0.25 * -0.25.
+            (ValueTarget::Mix(0.25), [-0.625, 0.6875]),
+            (ValueTarget::Mix(0.0), [-1.0, 1.0]),
+            (ValueTarget::Mix(1.0), [0.5, -0.25]),
+        ];
+        for (target, values) in cases {
+            assert_eq!([row(&w, 0, target).0, row(&w, 1, target).0], values, "{target}");
+        }
+    }
+
+    #[test]
+    fn auto_takes_the_improved_policy_where_there_is_one() {
+        let w = window(PolicyTarget::Auto);
+        let improved = [("h2e2", 0.5), ("b2e2", 0.25), ("c3c4", 0.25)];
+        assert_eq!(row(&w, 0, ValueTarget::Z).1, expected(0, &improved));
+        assert_eq!(row(&w, 1, ValueTarget::Z).1, expected(1, &[("h9g7", 1.0)]), "no improved policy: pi");
+        let w = window(PolicyTarget::Visits);
+        assert_eq!(row(&w, 0, ValueTarget::Z).1, expected(0, &[("h2e2", 0.75), ("b2e2", 0.25)]));
+        assert_eq!(row(&w, 1, ValueTarget::Z).1, expected(1, &[("h9g7", 1.0)]));
+    }
+
+    /// `build` writes each row's value target by `value_target` and pads the policy to the
+    /// widest target drawn.
+    #[test]
+    fn batches_carry_the_chosen_targets() {
+        for (policy, widest) in [(PolicyTarget::Auto, 3), (PolicyTarget::Visits, 2)] {
+            let w = window(policy);
+            for (target, values) in [(ValueTarget::Z, [-1.0, 1.0]), (ValueTarget::Mix(0.25), [-0.625, 0.6875])] {
+                let b = build(&w, 3, 0, 32, target, None);
+                assert_eq!(b.policy_share.size(), [32, widest]);
+                let value = Vec::<f32>::try_from(&b.value).expect("values");
+                let shares = Vec::<f32>::try_from(b.policy_share.view([-1])).expect("shares");
+                let mut seen = [false; 2];
+                for (row, v) in shares.chunks(widest as usize).zip(value) {
+                    // The sample of a row is told by its target: only the one at ply 1 has a
+                    // single move with share 1.
+                    let ply = usize::from(row[0] == 1.0);
+                    assert_eq!(v, values[ply], "{policy:?} {target}: row {row:?}");
+                    seen[ply] = true;
+                }
+                assert_eq!(seen, [true, true], "both samples drawn");
+            }
+        }
+    }
 }

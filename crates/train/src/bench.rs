@@ -104,7 +104,7 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
     let net_config = NetConfig { half: false, ..options.net.clone() };
     let bare_net = PolicyValueNet::for_game::<G>(&net_config, options.seed)?;
     let device = bare_net.device();
-    let fixed = batch::build(&window, options.seed, 0, train.batch_size, None);
+    let fixed = batch::build(&window, options.seed, 0, train.batch_size, train.value_target, None);
     let xs = fixed.inputs.to_device(device);
     let index = fixed.policy_index.to_device(device);
     let share = fixed.policy_share.to_device(device);
@@ -192,7 +192,7 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
     let start = Instant::now();
     let mut built = 0u64;
     while built < 3 || start.elapsed().as_secs_f64() < options.seconds.min(2.0) {
-        let _ = batch::build(&window, options.seed, built, train.batch_size, None);
+        let _ = batch::build(&window, options.seed, built, train.batch_size, train.value_target, None);
         built += 1;
     }
     let build_ms = start.elapsed().as_secs_f64() * 1e3 / built as f64;

@@ -2,7 +2,9 @@
 //! default, range). Unknown keys are an error (`deny_unknown_fields`), missing ones take the
 //! defaults; [`TrainConfig::validate`] checks the ranges and names the offending field.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
 
 /// Which optimiser updates the weights (both in [`crate::optim`], with their state checkpointed).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,8 +32,110 @@ pub enum Schedule {
     Cosine,
 }
 
+/// What the value head is trained towards, per sample (side to move's view, in [-1, 1]). Written
+/// in TOML as a string: `"z"`, `"q"` or `"mix:X"` ([`FromStr`], [`fmt::Display`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ValueTarget {
+    /// `"z"`: the game's result, +1 / 0 / -1 (the sample's `z`), as AlphaZero trains.
+    Z,
+    /// `"q"`: the search's value of the position (the sample's `root_value`): less noisy than
+    /// the result, but it carries the net's own bias back into training.
+    Q,
+    /// `"mix:X"`, X in [0, 1]: `(1 - X) * z + X * q` (lc0's `q_ratio`). `mix:0` is `z`, `mix:1`
+    /// is `q`.
+    Mix(f64),
+}
+
+impl ValueTarget {
+    /// The target of a sample with result `z` and root value `q`.
+    #[must_use]
+    pub fn value(self, z: f32, q: f32) -> f32 {
+        match self {
+            ValueTarget::Z => z,
+            ValueTarget::Q => q,
+            ValueTarget::Mix(x) => {
+                let x = x as f32;
+                (1.0 - x) * z + x * q
+            }
+        }
+    }
+}
+
+/// A `[train]` target string that does not parse: which field, the text, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("train.{field} = \"{value}\": {reason}")]
+pub struct TargetError {
+    /// The field's name, as in the config file.
+    pub field: &'static str,
+    /// The rejected text.
+    pub value: String,
+    /// What is wrong and what is accepted.
+    pub reason: String,
+}
+
+impl FromStr for ValueTarget {
+    type Err = TargetError;
+
+    /// `"z"`, `"q"` or `"mix:X"` with X a number in [0, 1], exactly so (lowercase, no spaces).
+    fn from_str(text: &str) -> Result<ValueTarget, TargetError> {
+        let error = |reason: String| TargetError { field: "value_target", value: text.to_owned(), reason };
+        match text {
+            "z" => Ok(ValueTarget::Z),
+            "q" => Ok(ValueTarget::Q),
+            _ => {
+                let Some(weight) = text.strip_prefix("mix:") else {
+                    return Err(error("expected \"z\", \"q\" or \"mix:X\" with X in [0, 1]".to_owned()));
+                };
+                match weight.parse::<f64>() {
+                    Ok(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(ValueTarget::Mix(x)),
+                    Ok(x) => Err(error(format!("the weight of q, {x}, is outside [0, 1]"))),
+                    Err(_) => Err(error(format!(
+                        "the weight of q, '{weight}', is not a number (expected mix:X, X in [0, 1])"
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for ValueTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueTarget::Z => write!(f, "z"),
+            ValueTarget::Q => write!(f, "q"),
+            ValueTarget::Mix(x) => write!(f, "mix:{x}"),
+        }
+    }
+}
+
+impl Serialize for ValueTarget {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ValueTarget {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ValueTarget, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Which distribution the policy head is trained towards, per sample.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyTarget {
+    /// `"auto"`: the search's improved policy when the sample has one (Gumbel root search:
+    /// softmax of the prior logits plus sigma of the completed Q, over every legal move), else
+    /// the visit shares pi (PUCT samples, and every sample of a version 1 shard).
+    Auto,
+    /// `"visits"`: always the visit shares pi.
+    Visits,
+}
+
 /// How the trainer samples and optimises. Units: a *step* is one optimiser update on one batch;
-/// a *position* (or sample) is one recorded (state, pi, z) of a shard.
+/// a *position* (or sample) is one recorded (state, pi, z, root value, improved policy) of a
+/// shard.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
@@ -68,9 +172,15 @@ pub struct TrainConfig {
     /// not decayed): coupled L2 for SGD, decoupled for AdamW (see [`OptimizerKind`]). Per step,
     /// scaled by the learning rate. Default 1e-4, range [0, 1].
     pub weight_decay: f64,
-    /// Weight of the value loss (mean squared error of the tanh value against z) next to the
-    /// policy cross-entropy in the total loss. Default 1.0, range [0, 100].
+    /// Weight of the value loss (mean squared error of the tanh value against the value target)
+    /// next to the policy cross-entropy in the total loss. Default 1.0, range [0, 100].
     pub value_loss_weight: f64,
+    /// The value target: `"z"` (the game result), `"q"` (the search's root value) or
+    /// `"mix:X"`, `(1 - X) * z + X * q` ([`ValueTarget`]). Default `"z"`; X in [0, 1].
+    pub value_target: ValueTarget,
+    /// The policy target: `"auto"` (the improved policy where a sample has one, else the visit
+    /// shares) or `"visits"` (always the visit shares) ([`PolicyTarget`]). Default `"auto"`.
+    pub policy_target: PolicyTarget,
     /// The replay window: the newest shards are taken until they hold at least this many
     /// positions (the last one whole). Positions. Default 500000, range 1..=10^9.
     pub window_positions: usize,
@@ -125,6 +235,8 @@ impl Default for TrainConfig {
             adam_eps: 1e-8,
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
+            value_target: ValueTarget::Z,
+            policy_target: PolicyTarget::Auto,
             window_positions: 500_000,
             min_positions: 10_000,
             max_samples_per_new_sample: 4.0,
@@ -176,6 +288,12 @@ impl TrainConfig {
         real("adam_eps", c.adam_eps, c.adam_eps > 0.0 && c.adam_eps <= 1.0, "(0, 1]")?;
         real("weight_decay", c.weight_decay, (0.0..=1.0).contains(&c.weight_decay), "[0, 1]")?;
         real("value_loss_weight", c.value_loss_weight, (0.0..=100.0).contains(&c.value_loss_weight), "[0, 100]")?;
+        if let ValueTarget::Mix(x) = c.value_target {
+            if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
+                let value = format!("\"{}\"", c.value_target);
+                return Err(ConfigError { field: "value_target", value, range: "\"mix:X\" with X in [0, 1]" });
+            }
+        }
         int("window_positions", c.window_positions as u64, 1, 1_000_000_000, "1..=10^9")?;
         int("min_positions", c.min_positions as u64, 1, 1_000_000_000, "1..=10^9")?;
         let cap = c.max_samples_per_new_sample;
@@ -244,6 +362,79 @@ mod tests {
         assert!((c.learning_rate_at(0) - 1.0).abs() < 1e-12);
         assert!((c.learning_rate_at(50) - 0.55).abs() < 1e-12);
         assert!((c.learning_rate_at(100) - 0.1).abs() < 1e-12 && (c.learning_rate_at(1000) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn value_targets_parse_and_mix() {
+        assert_eq!("z".parse(), Ok(ValueTarget::Z));
+        assert_eq!("q".parse(), Ok(ValueTarget::Q));
+        assert_eq!("mix:0.25".parse(), Ok(ValueTarget::Mix(0.25)));
+        assert_eq!("mix:0".parse(), Ok(ValueTarget::Mix(0.0)));
+        assert_eq!("mix:1".parse(), Ok(ValueTarget::Mix(1.0)));
+        // (1 - X) z + X q, exactly for these binary fractions.
+        assert_eq!(ValueTarget::Z.value(1.0, 0.5), 1.0);
+        assert_eq!(ValueTarget::Q.value(1.0, 0.5), 0.5);
+        assert_eq!(ValueTarget::Mix(0.25).value(1.0, 0.5), 0.875);
+        assert_eq!(ValueTarget::Mix(0.25).value(-1.0, 0.5), -0.625);
+        assert_eq!(ValueTarget::Mix(0.0).value(-1.0, 0.5), -1.0);
+        assert_eq!(ValueTarget::Mix(1.0).value(-1.0, 0.5), 0.5);
+        for t in [ValueTarget::Z, ValueTarget::Q, ValueTarget::Mix(0.25), ValueTarget::Mix(1.0)] {
+            assert_eq!(t.to_string().parse(), Ok(t), "{t}");
+        }
+        assert_eq!(ValueTarget::Mix(0.25).to_string(), "mix:0.25");
+    }
+
+    #[test]
+    fn bad_value_targets_say_what_and_why() {
+        let cases = [
+            ("mix:1.5", "train.value_target = \"mix:1.5\": the weight of q, 1.5, is outside [0, 1]"),
+            ("mix:-0.1", "the weight of q, -0.1, is outside [0, 1]"),
+            ("mix:NaN", "the weight of q, NaN, is outside [0, 1]"),
+            ("mix:inf", "is outside [0, 1]"),
+            ("mix:", "the weight of q, '', is not a number"),
+            ("mix:half", "'half', is not a number"),
+            ("Z", "train.value_target = \"Z\": expected \"z\", \"q\" or \"mix:X\" with X in [0, 1]"),
+            ("", "expected \"z\", \"q\" or \"mix:X\""),
+            (" q", "expected"),
+            ("result", "expected"),
+        ];
+        for (text, needle) in cases {
+            let e = text.parse::<ValueTarget>().expect_err(text);
+            assert_eq!((e.field, e.value.as_str()), ("value_target", text));
+            assert!(e.to_string().contains(needle), "{text}: {e}");
+        }
+        // The same error comes out of a config file.
+        let e = toml::from_str::<TrainConfig>("value_target = \"mix:1.5\"").expect_err("out of range");
+        assert!(e.to_string().contains("train.value_target = \"mix:1.5\": the weight of q, 1.5"), "{e}");
+        assert!(toml::from_str::<TrainConfig>("value_target = 0.5").is_err(), "a number is not a target");
+        // A value built in code is checked by validate.
+        let bad = TrainConfig { value_target: ValueTarget::Mix(1.5), ..TrainConfig::default() };
+        let e = bad.validate().expect_err("mix weight out of range");
+        assert_eq!(e.field, "value_target");
+        assert!(e.to_string().contains("train.value_target = \"mix:1.5\" is outside"), "{e}");
+        let bad = TrainConfig { value_target: ValueTarget::Mix(f64::NAN), ..TrainConfig::default() };
+        assert_eq!(bad.validate().expect_err("NaN").field, "value_target");
+        for x in [0.0, 0.25, 1.0] {
+            TrainConfig { value_target: ValueTarget::Mix(x), ..TrainConfig::default() }.validate().expect("in range");
+        }
+    }
+
+    #[test]
+    fn targets_in_toml() {
+        let c = TrainConfig::default();
+        assert_eq!((c.value_target, c.policy_target), (ValueTarget::Z, PolicyTarget::Auto));
+        let c: TrainConfig =
+            toml::from_str("value_target = \"mix:0.25\"\npolicy_target = \"visits\"\n").expect("parses");
+        assert_eq!((c.value_target, c.policy_target), (ValueTarget::Mix(0.25), PolicyTarget::Visits));
+        let c: TrainConfig = toml::from_str("value_target = \"q\"\npolicy_target = \"auto\"\n").expect("parses");
+        assert_eq!((c.value_target, c.policy_target), (ValueTarget::Q, PolicyTarget::Auto));
+        // Written as strings, read back the same.
+        let c = TrainConfig { value_target: ValueTarget::Mix(0.25), policy_target: PolicyTarget::Visits, ..c };
+        let text = toml::to_string(&c).expect("serialises");
+        assert!(text.contains("value_target = \"mix:0.25\"") && text.contains("policy_target = \"visits\""), "{text}");
+        assert_eq!(toml::from_str::<TrainConfig>(&text).expect("reads back"), c);
+        let e = toml::from_str::<TrainConfig>("policy_target = \"improved\"").expect_err("unknown");
+        assert!(e.to_string().contains("improved") && e.to_string().contains("auto"), "{e}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! runs/<name>/shards/*.shard  --scan-->  replay window (newest shards, parsed once, cached)
-//!     --draw (seed, step)-->  batch (replay to ply, encode, random symmetry, pi, z, legal-move mask)
+//!     --draw (seed, step)-->  batch (replay to ply, encode, random symmetry, policy target, value target, legal-move mask)
 //!     --net (train mode)-->   loss = policy cross-entropy (softmax over legal moves) + value_loss_weight * value MSE
 //!     --optimiser (SGD+Nesterov or AdamW, weight decay in the optimiser, lr schedule)-->
 //!     checkpoints/<step>-<id>.safetensors + <step>.optim.safetensors + <step>.json
@@ -18,6 +18,13 @@
 //! - [`trainer`]: [`Trainer`], the loop: readiness, steps, checkpoints, resume.
 //! - [`bench`](mod@bench): trainer throughput against a bare libtorch training step.
 //! - [`synthetic`]: random-game shards for tests and benchmarks.
+//!
+//! # Targets
+//! - **Policy** (`policy_target`): `auto` trains towards the search's improved policy where a
+//!   sample has one (Gumbel root search, shard format 2), else towards the visit shares pi;
+//!   `visits` always towards pi. The choice is made when a shard is loaded into the window.
+//! - **Value** (`value_target`): `z` (the game result), `q` (the search's root value) or
+//!   `mix:X`, `(1 - X) * z + X * q`, applied when a batch is built.
 //!
 //! # Rules the trainer keeps
 //! - **Window.** The newest shards (by name, which is creation time) until they hold
@@ -54,7 +61,7 @@ pub mod synthetic;
 pub mod trainer;
 pub mod window;
 
-pub use config::{ConfigError, OptimizerKind, Schedule, TrainConfig};
+pub use config::{ConfigError, OptimizerKind, PolicyTarget, Schedule, TargetError, TrainConfig, ValueTarget};
 pub use lineage::{Lineage, MeanLosses};
 /// The content id checkpoints are named by; it lives with the checkpoint format in `nn`.
 pub use nn::checkpoint::content_id;

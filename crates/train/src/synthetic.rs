@@ -37,7 +37,7 @@ pub fn random_shard<G: Encode>(seed: u64, games: usize, max_plies: usize, create
                 }
             }
             let value = rng.random_range(-1.0..=1.0);
-            recorder.record_sample(&game, &visits, value);
+            recorder.record_sample(&game, &visits, &[], value);
             recorder.record_move(&game, played);
             game.play_unchecked(played);
             outcome = None;

@@ -2,11 +2,13 @@
 //!
 //! One step: take batch `step` (built in the background while the previous step ran, when
 //! `loader_threads > 0`), run the net in training mode, compute
-//! `loss = policy cross-entropy + value_loss_weight * value MSE`, back-propagate
-//! (the policy's softmax is taken over the position's legal moves only, as the search's priors
-//! are: the net spends no capacity on learning which moves are legal), then let the
-//! [`Optimizer`] update the weights at the scheduled learning rate. Weight decay (the L2 term) is
-//! applied by the optimiser, not added to the loss, so the losses reported are the data terms.
+//! `loss = policy cross-entropy + value_loss_weight * value MSE`, against the batch's policy
+//! target (`train.policy_target`: the improved policy or the visit shares) and value target
+//! (`train.value_target`: z, q or a mix), back-propagate (the policy's softmax is taken over
+//! the position's legal moves only, as the search's priors are: the net spends no capacity on
+//! learning which moves are legal), then let the [`Optimizer`] update the weights at the
+//! scheduled learning rate. Weight decay (the L2 term) is applied by the optimiser, not added
+//! to the loss, so the losses reported are the data terms.
 //!
 //! The trainer is a pure function of the run seed, the shards and the config: batch `s` depends
 //! only on (seed, s, window) ([`crate::batch`]), the optimiser state is checkpointed, and a
@@ -264,7 +266,7 @@ impl<G: Encode> Trainer<G> {
                 (net, optimizer, None)
             }
         };
-        let window = ReplayWindow::new(&setup.shards, setup.train.window_positions);
+        let window = ReplayWindow::new(&setup.shards, setup.train.window_positions, setup.train.policy_target);
         let loader = match setup.train.loader_threads {
             0 | 1 => None,
             n => Some(Arc::new(
@@ -368,13 +370,13 @@ impl<G: Encode> Trainer<G> {
             return Err(TrainError::NoData);
         }
         let c = &self.setup.train;
-        let (seed, batch_size, threads) = (self.setup.seed, c.batch_size, c.loader_threads);
+        let (seed, batch_size, threads, target) = (self.setup.seed, c.batch_size, c.loader_threads, c.value_target);
         let batch = match self.prefetch.take() {
             Some(p) if p.step == self.step && Arc::ptr_eq(&p.window, &window) => {
                 p.handle.join().map_err(|_| TrainError::Torch("the batch loader thread panicked".into()))?
             }
             // A batch for another step or an older window: let it finish unused.
-            _ => batch::build(&window, seed, self.step, batch_size, self.loader.as_deref()),
+            _ => batch::build(&window, seed, self.step, batch_size, target, self.loader.as_deref()),
         };
         if threads > 0 {
             let next = self.step + 1;
@@ -383,7 +385,7 @@ impl<G: Encode> Trainer<G> {
             // the loader's rayon pool.
             let handle = std::thread::Builder::new()
                 .name("batch-loader".into())
-                .spawn(move || batch::build(&w, seed, next, batch_size, pool.as_deref()))
+                .spawn(move || batch::build(&w, seed, next, batch_size, target, pool.as_deref()))
                 .map_err(|e| TrainError::Torch(format!("starting the batch loader: {e}")))?;
             self.prefetch = Some(Prefetch { step: next, window, handle });
         }
@@ -570,7 +572,8 @@ impl<G: Encode> Trainer<G> {
 }
 
 /// The training losses of a batch already on the net's device: policy cross-entropy against the
-/// sparse target `(index, share)` (nats, mean over the batch), value mean squared error, and
+/// sparse target `(index, share)` (nats, mean over the batch), value mean squared error against
+/// the value target `z` (whatever `train.value_target` made it), and
 /// `policy + value_weight * value`.
 pub(crate) fn losses(
     net: &PolicyValueNet,

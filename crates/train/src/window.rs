@@ -8,8 +8,11 @@
 //!
 //! # What is kept
 //! A shard in the window is read, checked and replayed once ([`shard::GameRecord::replay_with`]
-//! checks every move and every pi move): what stays in memory is each game's start position and
-//! its moves as `G::Move`, and per sample its ply, z and the policy indices of its pi. A batch
+//! checks every move and every pi and improved move): what stays in memory is each game's start
+//! position and its moves as `G::Move`, and per sample its ply, z, root value q, and the policy
+//! indices of its policy target: the improved policy when it has one and the window was opened
+//! with [`PolicyTarget::Auto`], else its pi (the choice is made once, at load: a window serves
+//! one trainer, whose config does not change, and the other list is not kept). A batch
 //! replays each sampled game to its ply with the unchecked (fast) `play` and encodes it there,
 //! which costs far less than the net's step. A shard that leaves the window is dropped from
 //! memory, keeping only its position count. Shards outside the window on first sight have only
@@ -27,6 +30,7 @@
 //! reuse cap compares it with the samples trained.
 
 use crate::TrainError;
+use crate::config::PolicyTarget;
 use encode::Encode;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use std::collections::{BTreeMap, HashMap};
@@ -45,8 +49,11 @@ pub(crate) struct GameData<G: Encode> {
 pub(crate) struct SampleData {
     pub(crate) game: u32,
     pub(crate) ply: u32,
+    /// The game's result, side to move's view.
     pub(crate) z: f32,
-    /// Range in [`LoadedShard::policy`].
+    /// The search's root value, side to move's view.
+    pub(crate) q: f32,
+    /// Range of the policy target in [`LoadedShard::policy`].
     pub(crate) policy_start: u32,
     pub(crate) policy_len: u32,
 }
@@ -57,36 +64,58 @@ pub struct LoadedShard<G: Encode> {
     name: String,
     pub(crate) games: Vec<GameData<G>>,
     pub(crate) samples: Vec<SampleData>,
-    /// Every sample's pi as (policy index, share), back to back.
+    /// Every sample's policy target (improved or pi, as chosen at load) as (policy index,
+    /// share), back to back.
     pub(crate) policy: Vec<(u32, f32)>,
 }
 
 impl<G: Encode> LoadedShard<G> {
-    /// Reads, checks and replays the shard at `path`.
+    /// Reads, checks and replays the shard at `path`, keeping for each sample the policy
+    /// target `policy` chooses (see the [module docs](self)).
     ///
     /// # Errors
     /// The shard crate's error, naming the file and the fault.
-    pub fn load(path: &Path) -> Result<LoadedShard<G>, shard::ShardError> {
+    pub fn load(path: &Path, policy: PolicyTarget) -> Result<LoadedShard<G>, shard::ShardError> {
         let data = shard::read_shard(path)?;
-        data.expect_game::<G>(path)?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        LoadedShard::from_shard(name, &data, path, policy)
+    }
+
+    /// [`LoadedShard::load`] of a shard already in memory, named `name`; `path` names it in
+    /// errors.
+    ///
+    /// # Errors
+    /// The shard holds another game, or a game of it does not replay.
+    pub fn from_shard(
+        name: String,
+        data: &shard::Shard,
+        path: &Path,
+        policy: PolicyTarget,
+    ) -> Result<LoadedShard<G>, shard::ShardError> {
+        data.expect_game::<G>(path)?;
         let mut games = Vec::with_capacity(data.games.len());
         let mut samples = Vec::new();
-        let mut policy = Vec::new();
-        let mut indices = Vec::new();
+        let mut targets = Vec::new();
+        let (mut moves, mut indices) = (Vec::new(), Vec::new());
         for (g, record) in data.games.iter().enumerate() {
             let game_index = u32::try_from(g).unwrap_or(u32::MAX);
             let end: G = record.replay_with::<G>(path, |view| {
-                let moves: Vec<G::Move> = view.pi.iter().map(|&(mv, _)| mv).collect();
+                let target = match policy {
+                    PolicyTarget::Auto if !view.improved.is_empty() => view.improved,
+                    PolicyTarget::Auto | PolicyTarget::Visits => view.pi,
+                };
+                moves.clear();
+                moves.extend(target.iter().map(|&(mv, _)| mv));
                 view.game.policy_indices(&moves, &mut indices);
-                let start = policy.len() as u32;
-                policy.extend(indices.iter().zip(view.pi).map(|(&i, &(_, p))| (i, p)));
+                let start = targets.len() as u32;
+                targets.extend(indices.iter().zip(target).map(|(&i, &(_, p))| (i, p)));
                 samples.push(SampleData {
                     game: game_index,
                     ply: view.sample.ply,
                     z: view.sample.z,
+                    q: view.sample.root_value,
                     policy_start: start,
-                    policy_len: view.pi.len() as u32,
+                    policy_len: target.len() as u32,
                 });
             })?;
             // replay_with checked the FEN already; this second parse cannot fail.
@@ -94,7 +123,7 @@ impl<G: Encode> LoadedShard<G> {
                 .map_err(|e| shard::ShardError::Decode { path: path.to_path_buf(), msg: e.to_string() })?;
             games.push(GameData { start, moves: end.moves_played() });
         }
-        Ok(LoadedShard { name, games, samples, policy })
+        Ok(LoadedShard { name, games, samples, policy: targets })
     }
 
     /// The file name.
@@ -151,7 +180,7 @@ impl<G: Encode> WindowSnapshot<G> {
         (&self.shards[s], (index - begin) as usize)
     }
 
-    /// The number of moves in the pi of the window's position `index`.
+    /// The number of moves in the policy target of the window's position `index`.
     pub(crate) fn pi_len(&self, index: u64) -> usize {
         let (shard, s) = self.locate(index);
         shard.samples[s].policy_len as usize
@@ -209,6 +238,7 @@ enum Entry<G: Encode> {
 pub struct ReplayWindow<G: Encode> {
     dir: PathBuf,
     window_positions: u64,
+    policy: PolicyTarget,
     entries: BTreeMap<String, Entry<G>>,
     vanished_positions: u64,
     corrupt: Vec<CorruptShard>,
@@ -216,12 +246,14 @@ pub struct ReplayWindow<G: Encode> {
 }
 
 impl<G: Encode> ReplayWindow<G> {
-    /// An empty window over `dir`, holding the newest `window_positions` positions once scanned.
+    /// An empty window over `dir`, holding the newest `window_positions` positions once scanned,
+    /// each with the policy target `policy` chooses (`train.policy_target`).
     #[must_use]
-    pub fn new(dir: &Path, window_positions: usize) -> ReplayWindow<G> {
+    pub fn new(dir: &Path, window_positions: usize, policy: PolicyTarget) -> ReplayWindow<G> {
         ReplayWindow {
             dir: dir.to_path_buf(),
             window_positions: window_positions as u64,
+            policy,
             entries: BTreeMap::new(),
             vanished_positions: 0,
             corrupt: Vec::new(),
@@ -274,7 +306,9 @@ impl<G: Encode> ReplayWindow<G> {
                             .map(|(p, n)| (*p, n.clone())),
                     )
                     .collect();
-                let loaded: Vec<_> = batch.into_par_iter().map(|(p, n)| (n, LoadedShard::<G>::load(p))).collect();
+                let policy = self.policy;
+                let loaded: Vec<_> =
+                    batch.into_par_iter().map(|(p, n)| (n, LoadedShard::<G>::load(p, policy))).collect();
                 read_ahead.extend(loaded);
             }
             let (entry, fault) = match (entry, inside) {
@@ -283,7 +317,7 @@ impl<G: Encode> ReplayWindow<G> {
                 (Some(Entry::Loaded(s)), false) => (Entry::Counted(s.positions() as u64), None),
                 (Some(Entry::Counted(n)), false) => (Entry::Counted(n), None),
                 (Some(Entry::Counted(_)) | None, true) => {
-                    match read_ahead.remove(&name).unwrap_or_else(|| LoadedShard::<G>::load(path)) {
+                    match read_ahead.remove(&name).unwrap_or_else(|| LoadedShard::<G>::load(path, self.policy)) {
                         Ok(s) => (Entry::Loaded(Arc::new(s)), None),
                         Err(e) => (Entry::Corrupt, Some(e.to_string())),
                     }
@@ -374,5 +408,11 @@ impl<G: Encode> ReplayWindow<G> {
     #[must_use]
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The policy target its shards are loaded with.
+    #[must_use]
+    pub fn policy_target(&self) -> PolicyTarget {
+        self.policy
     }
 }

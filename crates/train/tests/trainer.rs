@@ -6,8 +6,8 @@ use nn::NetConfig;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use train::{
-    Event, Lineage, OptimizerKind, Readiness, ReplayWindow, RunOptions, StopReason, TrainConfig, Trainer, TrainerSetup,
-    batch, synthetic,
+    Event, Lineage, OptimizerKind, PolicyTarget, Readiness, ReplayWindow, RunOptions, StopReason, TrainConfig, Trainer,
+    TrainerSetup, ValueTarget, batch, synthetic,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -118,12 +118,12 @@ fn resume_is_exact() {
 fn batches_depend_only_on_seed_step_and_window() {
     let run = scratch("batches");
     write_shards::<xiangqi::Game>(&run, 2, 2, 100);
-    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1_000_000);
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1_000_000, PolicyTarget::Auto);
     window.scan().expect("scan");
     let w = window.snapshot();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
-    let one = batch::build(w, 5, 9, 33, None);
-    let three = batch::build(w, 5, 9, 33, Some(&pool));
+    let one = batch::build(w, 5, 9, 33, ValueTarget::Z, None);
+    let three = batch::build(w, 5, 9, 33, ValueTarget::Z, Some(&pool));
     let same = |a: &batch::Batch, b: &batch::Batch| {
         a.inputs.equal(&b.inputs)
             && a.policy_index.equal(&b.policy_index)
@@ -132,7 +132,7 @@ fn batches_depend_only_on_seed_step_and_window() {
             && a.legal_mask.equal(&b.legal_mask)
     };
     assert!(same(&one, &three));
-    let other = batch::build(w, 5, 10, 33, None);
+    let other = batch::build(w, 5, 10, 33, ValueTarget::Z, None);
     assert!(!same(&one, &other));
     let sums = Vec::<f32>::try_from(one.policy_share.sum_dim_intlist(1, false, tch::Kind::Float)).expect("sums");
     assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-5), "{sums:?}");
@@ -169,9 +169,9 @@ fn batch_rows_are_the_encoders_view() {
         })
         .collect();
 
-    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1000);
+    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), 1000, PolicyTarget::Auto);
     window.scan().expect("scan");
-    let b = batch::build(window.snapshot(), 1, 0, 16, None);
+    let b = batch::build(window.snapshot(), 1, 0, 16, ValueTarget::Z, None);
     let dense = tch::Tensor::zeros([16, info.policy_size as i64], (tch::Kind::Float, tch::Device::Cpu)).scatter_add(
         1,
         &b.policy_index,
@@ -315,11 +315,13 @@ fn window_takes_the_newest_shards_up_to_its_size() {
         shards.iter().map(|(p, _)| p.file_name().expect("name").to_string_lossy().into_owned()).collect();
     let count = |i: usize| shards[i].1;
     // One position short of the newest two: the second newest crosses the line and is taken whole.
-    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3) - 1) as usize);
+    let mut window =
+        ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3) - 1) as usize, PolicyTarget::Auto);
     window.scan().expect("scan");
     assert_eq!(window.snapshot().names(), [names[3].as_str(), names[4].as_str()]);
     // Exactly the newest two.
-    let mut window = ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3)) as usize);
+    let mut window =
+        ReplayWindow::<xiangqi::Game>::new(&run.join("shards"), (count(4) + count(3)) as usize, PolicyTarget::Auto);
     let report = window.scan().expect("scan");
     assert!(report.changed && report.new_shards == 5 && report.corrupt.is_empty());
     assert_eq!(window.snapshot().names(), [names[3].as_str(), names[4].as_str()]);
@@ -427,5 +429,44 @@ fn pauses_write_no_checkpoints_and_old_optimizer_states_go() {
     // The newest still resumes.
     let again = Trainer::<xiangqi::Game>::open(setup(&run, train_config())).expect("resumes");
     assert_eq!(again.step(), *manifests.last().expect("one"));
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// `train.value_target` and `train.policy_target` reach the steps: on the same shards and
+/// weights, the first step's value loss changes with the value target alone and its policy loss
+/// with the policy target alone (the shards carry improved policies, uniform over the legal
+/// moves, unlike their visit shares).
+#[test]
+fn targets_reach_the_trainer() {
+    use game::Game as _;
+    let run = scratch("targets");
+    let mut data = synthetic::random_shard::<xiangqi::Game>(5, 3, 30, 100, "targets");
+    for record in &mut data.games {
+        let replayed = record.replay::<xiangqi::Game>(Path::new("mem")).expect("replays");
+        for (sample, r) in record.samples.iter_mut().zip(replayed) {
+            let legal = r.game.legal_moves();
+            let share = 1.0 / legal.as_ref().len() as f32;
+            sample.improved = legal.as_ref().iter().map(|&mv| (r.game.move_to_string(mv), share)).collect();
+        }
+    }
+    shard::write_shard(&run.join("shards"), &data).expect("write");
+    let first_step = |value_target, policy_target| {
+        let _ = std::fs::remove_dir_all(run.join("checkpoints"));
+        let config = TrainConfig { value_target, policy_target, loader_threads: 0, ..train_config() };
+        let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("open");
+        assert_eq!(trainer.window().policy_target(), policy_target);
+        trainer.rescan().expect("scan");
+        let stats = trainer.train_step().expect("step");
+        (stats.policy_loss, stats.value_loss)
+    };
+    let base = first_step(ValueTarget::Z, PolicyTarget::Auto);
+    let q = first_step(ValueTarget::Q, PolicyTarget::Auto);
+    let mix = first_step(ValueTarget::Mix(0.5), PolicyTarget::Auto);
+    let visits = first_step(ValueTarget::Z, PolicyTarget::Visits);
+    assert_eq!(base, first_step(ValueTarget::Mix(0.0), PolicyTarget::Auto), "mix:0 is z");
+    assert_eq!((q.0, mix.0), (base.0, base.0), "the value target leaves the policy loss alone");
+    assert!(q.1 != base.1 && mix.1 != base.1 && mix.1 != q.1, "value losses {base:?} {q:?} {mix:?}");
+    assert_eq!(visits.1, base.1, "the policy target leaves the value loss alone");
+    assert!(visits.0 != base.0, "policy losses: auto {} visits {}", base.0, visits.0);
     let _ = std::fs::remove_dir_all(&run);
 }
