@@ -228,7 +228,8 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         let mover = search.game().side_to_move();
         let root_value = search.root_value();
         if slot.full {
-            slot.recorder.record_sample(search.game(), &search.policy_target(), &[], root_value);
+            let improved = if search.gumbel_active() { search.improved_policy() } else { Vec::new() };
+            slot.recorder.record_sample(search.game(), &search.policy_target(), &improved, root_value);
             self.unreported.samples += 1;
         }
         let stats = search.root_stats();

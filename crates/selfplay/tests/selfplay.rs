@@ -62,13 +62,24 @@ fn play<G: encode::Encode>(
     games: u64,
     observer: &dyn Observer,
 ) -> Totals {
+    play_with(config, &params(), evaluator, dir, instance, games, observer)
+}
+
+fn play_with<G: encode::Encode>(
+    config: &SelfplayConfig,
+    mcts: &MctsParams,
+    evaluator: impl Evaluator<G> + 'static,
+    dir: &Path,
+    instance: u64,
+    games: u64,
+    observer: &dyn Observer,
+) -> Totals {
     let source = FixedModel::new("uniform", evaluator);
     let stop = AtomicBool::new(false);
     let progress = Progress::new();
-    let mcts = params();
     let selfplay = Selfplay {
         config,
-        mcts: &mcts,
+        mcts,
         source: &source,
         shard_dir: dir,
         seed: 7,
@@ -551,5 +562,40 @@ fn an_evaluator_error_stops_every_worker() {
     assert_eq!(shards.len() as u64, finished);
     let seeds: Vec<u64> = (0..3).map(|k| selfplay::seed::worker_seed(7, 0, k)).collect();
     check_games::<xiangqi::Game>(&shards, &config, &seeds);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With a Gumbel root every full search records the improved policy (over every legal move)
+/// beside the visit shares, and a PUCT root records none.
+#[test]
+fn a_gumbel_root_records_improved_policies() {
+    let config = SelfplayConfig { fast_simulations: 0, no_resign_fraction: 1.0, ..micro() };
+    let mcts = MctsParams { root: mcts::Root::Gumbel, ..params() };
+    let dir = temp_dir("gumbel");
+    let totals = play_with::<xiangqi::Game>(&config, &mcts, UniformEvaluator, &dir, 1, 4, &NoObserver);
+    assert_eq!(totals.games, 4);
+    let shards = read_all(&dir);
+    let mut samples = 0;
+    for (path, shard) in &shards {
+        for record in &shard.games {
+            for replayed in record.replay::<xiangqi::Game>(path).unwrap_or_else(|e| panic!("{e}")) {
+                samples += 1;
+                let legal = replayed.game.legal_moves().as_ref().len();
+                assert_eq!(replayed.improved.len(), legal, "the improved policy lists every legal move");
+                let total: f32 = replayed.improved.iter().map(|&(_, p)| p).sum();
+                assert!((total - 1.0).abs() < 1e-4, "{total}");
+                assert!(!replayed.pi.is_empty(), "the visit shares are kept beside it");
+            }
+        }
+    }
+    assert_eq!(samples as u64, totals.samples);
+    assert!(samples > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let dir = temp_dir("puct-improved");
+    play::<xiangqi::Game>(&config, UniformEvaluator, &dir, 1, 2, &NoObserver);
+    for (_, shard) in read_all(&dir) {
+        assert!(shard.games.iter().flat_map(|g| &g.samples).all(|s| s.improved.is_empty()));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
