@@ -4,6 +4,7 @@
 mod bench;
 mod bench_net;
 mod engine_cmd;
+mod experiment_cmd;
 mod match_cmd;
 mod perft;
 mod play_cmd;
@@ -80,6 +81,24 @@ enum Command {
     /// (arena/ratings.json, 95% intervals), and redraws plots/. Ctrl-C drops the match in
     /// progress at once (nothing of it is kept); the same command goes on from there.
     Arena(Box<run_cmd::ArenaArgs>),
+    /// Compare training configurations ("arms") at an equal wall-clock budget on one Elo ladder.
+    ///
+    /// The spec (TOML) names the arms (a preset and --set overrides each), the seeds, the
+    /// budget in minutes and the ladder. Each arm x seed, seed by seed, is trained in process as
+    /// DIR/runs/<arm>-s<seed> for budget_minutes of wall clock (run.max_minutes; generations
+    /// until then; the run's own arena off, so the budget goes into learning) and marked done
+    /// with experiment-done.json (wall time, net evaluations, positions, samples, steps).
+    /// Then every run's final checkpoint (ladder.checkpoints = "all": every generation
+    /// checkpoint) plays each anchor (ladder.anchors, agent specs as for `match`, random at 0
+    /// Elo; ladder.reference: a frozen net rated as "ref") for ladder.games games at
+    /// ladder.simulations per move, and neighbouring anchors play each other; each finished
+    /// pairing goes to DIR/ladder/pairings.jsonl. Prints a table (Elo with 95% intervals,
+    /// W-D-L against each anchor, evaluations, minutes) and a per-arm summary over seeds, and
+    /// writes DIR/results.md, DIR/results.json and DIR/elo.png (Elo against wall-clock
+    /// minutes). Resuming: done runs and finished pairings are skipped; a run folder without
+    /// experiment-done.json was interrupted and is removed and trained again from scratch, so
+    /// every run gets exactly one uninterrupted budget. Ctrl-C stops at a safe point.
+    Experiment(Box<experiment_cmd::ExperimentArgs>),
     /// Play a match between two agents and rate A against B.
     ///
     /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
@@ -146,6 +165,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::run(&args),
         Command::Arena(args) => run_cmd::arena(&args),
         Command::Run(args) => run_cmd::run(&args),
+        Command::Experiment(args) => experiment_cmd::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

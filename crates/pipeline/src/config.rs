@@ -227,27 +227,36 @@ pub fn to_toml(config: &RunConfig) -> Result<String> {
 pub fn prepare(run: &RunDir, config: &RunConfig) -> Result<()> {
     run.create()?;
     let path = run.config();
-    let text = to_toml(config)?;
     if path.exists() {
-        let old = load(&path, &[])?;
-        if &old != config {
-            let (a, b) = (to_toml(&old)?, text);
-            let diff: Vec<String> = a
-                .lines()
-                .zip(b.lines())
-                .filter(|(x, y)| x != y)
-                .map(|(x, y)| format!("  run has `{x}`, asked for `{y}`"))
-                .collect();
-            return Err(bad(format!(
-                "{} was made with another configuration:\n{}\nuse a new run directory, or the same config",
-                path.display(),
-                diff.join("\n")
-            )));
-        }
+        return check_same(run, config);
+    }
+    durable::write_atomic(&path, to_toml(config)?.as_bytes())?;
+    Ok(())
+}
+
+/// Checks that the existing run `run` was made with `config` (its `config.toml` says the same),
+/// without writing anything.
+///
+/// # Errors
+/// The run's config does not read, or differs (each differing line named).
+pub fn check_same(run: &RunDir, config: &RunConfig) -> Result<()> {
+    let path = run.config();
+    let old = load(&path, &[])?;
+    if &old == config {
         return Ok(());
     }
-    durable::write_atomic(&path, text.as_bytes())?;
-    Ok(())
+    let (a, b) = (to_toml(&old)?, to_toml(config)?);
+    let diff: Vec<String> = a
+        .lines()
+        .zip(b.lines())
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| format!("  run has `{x}`, asked for `{y}`"))
+        .collect();
+    Err(bad(format!(
+        "{} was made with another configuration:\n{}\nuse a new run directory, or the same config",
+        path.display(),
+        diff.join("\n")
+    )))
 }
 
 /// The configuration of an existing run (its `config.toml`), with `overrides` applied.

@@ -39,7 +39,7 @@ pub const STALE_AFTER: Duration = Duration::from_secs(30);
 pub struct LeaseInfo {
     /// `qizero-lease-1`.
     pub format: String,
-    /// `trainer` or `arena`.
+    /// `trainer`, `arena` or `experiment`.
     pub role: String,
     /// The holder's host name.
     pub host: String,
@@ -123,12 +123,25 @@ impl Lease {
     /// [`PipelineError::LeaseHeld`] naming the live holder; a lease file that cannot be read or
     /// written.
     pub fn acquire(run: &RunDir, role: Role, options: &LeaseOptions) -> Result<Lease, PipelineError> {
-        let path = run.lease(role);
-        std::fs::create_dir_all(run.leases()).map_err(|e| PipelineError::file("creating", &run.leases(), e))?;
+        Lease::acquire_at(&run.leases(), run.lease(role), role.name(), options)
+    }
+
+    /// Takes the lease at `path` (in the folder `leases`, made if missing) for `role`, as
+    /// [`Lease::acquire`] does: the experiment harness holds one on its own directory.
+    ///
+    /// # Errors
+    /// As [`Lease::acquire`].
+    pub(crate) fn acquire_at(
+        leases: &Path,
+        path: PathBuf,
+        role: &str,
+        options: &LeaseOptions,
+    ) -> Result<Lease, PipelineError> {
+        std::fs::create_dir_all(leases).map_err(|e| PipelineError::file("creating", leases, e))?;
         let now = crate::metrics::now_ms();
         let info = LeaseInfo {
             format: LEASE_FORMAT.to_owned(),
-            role: role.name().to_owned(),
+            role: role.to_owned(),
             host: options.host.clone(),
             pid: std::process::id(),
             job: options.job.clone(),
@@ -145,8 +158,7 @@ impl Lease {
             let Some(found) = read_lease(&path)? else { continue };
             if is_live(&found, options) {
                 return Err(PipelineError::LeaseHeld(format!(
-                    "another {} holds {}: {}; stop it first (a lease goes stale {} s after its last heartbeat)",
-                    role.name(),
+                    "another {role} holds {}: {}; stop it first (a lease goes stale {} s after its last heartbeat)",
                     path.display(),
                     found.describe(),
                     options.stale_after.as_secs()

@@ -17,6 +17,8 @@
 //!   their metrics.
 //! - [`schedule`]: the generation scheduler `qizero run` drives.
 //! - [`lease`]: one live trainer and one live arena per run directory, without `flock`.
+//! - [`experiment`]: `qizero experiment`, arms compared at an equal wall-clock budget on one
+//!   Elo ladder with fixed anchors.
 //! - [`plots`]: PNG plots of losses, throughput and Elo.
 //! - [`report`]: how the pipeline tells the user what it does (the binary draws it).
 //!
@@ -26,6 +28,7 @@
 pub mod arena;
 pub mod config;
 mod error;
+pub mod experiment;
 pub mod gate;
 pub mod lease;
 pub mod matches;

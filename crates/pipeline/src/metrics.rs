@@ -107,6 +107,10 @@ pub struct SelfplayEvent {
     pub seconds: f64,
     /// Positions per second of the worker.
     pub positions_per_s: f64,
+    /// Positions the worker sent to the evaluator since its previous shard (every search
+    /// round's leaves, cache hits included): the compute a run spends on self-play, which
+    /// `qizero experiment` sums. 0 in lines written before the field existed.
+    pub evaluations: u64,
     /// Net evaluations per second of the worker.
     pub evals_per_s: f64,
     /// The worker's mean positions per evaluator call.

@@ -8,6 +8,10 @@
 //! - `elo.png`: each checkpoint's Elo against its training step with its 95% interval, and the
 //!   baselines as labelled horizontal lines (`arena/ratings.json`, [`arena::ladder::RatingsFile`]).
 //!
+//! and, for `qizero experiment`, the experiment's `elo.png` ([`write_experiment_elo`]): Elo
+//! against wall-clock minutes, one colour per arm, one line per seed, error bars, the anchors as
+//! labelled horizontal lines.
+//!
 //! A plot whose data is absent is skipped. Lines of `metrics.jsonl` that do not parse (a line cut
 //! short by a crash, a stray edit) are skipped and counted; events other than `train` and
 //! `selfplay` are ignored. Each PNG is drawn in memory and written with [`durable::write_atomic`],
@@ -440,6 +444,111 @@ fn draw_elo(area: &Area<'_>, ratings: &RatingsFile) -> Result<()> {
     draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
+/// One rated checkpoint on an experiment's Elo plot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimePoint {
+    /// The arm's index in [`ExperimentPlot::arms`] (its colour).
+    pub arm: usize,
+    /// The run's seed (one line per arm and seed).
+    pub seed: u64,
+    /// Wall-clock minutes since the run began.
+    pub minutes: f64,
+    /// Elo.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub lo: f64,
+    /// Upper end of the 95% interval.
+    pub hi: f64,
+}
+
+/// What an experiment's `elo.png` shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExperimentPlot {
+    /// The caption.
+    pub title: String,
+    /// The arms, in legend order.
+    pub arms: Vec<String>,
+    /// Every rated checkpoint.
+    pub points: Vec<TimePoint>,
+    /// The anchors: name and Elo.
+    pub anchors: Vec<(String, f64)>,
+}
+
+/// The colours of the arms, in order (then again from the start).
+const ARM_COLOURS: [RGBColor; 8] = [
+    RGBColor(20, 70, 200),
+    RGBColor(200, 40, 40),
+    RGBColor(0, 140, 60),
+    RGBColor(230, 130, 0),
+    RGBColor(130, 50, 170),
+    RGBColor(0, 150, 160),
+    RGBColor(120, 80, 40),
+    RGBColor(220, 60, 160),
+];
+
+/// Draws `plot` into the PNG at `path` (written with [`durable::write_atomic`]).
+///
+/// # Errors
+/// The PNG cannot be drawn or written.
+pub fn write_experiment_elo(path: &Path, plot: &ExperimentPlot) -> std::result::Result<PathBuf, PipelineError> {
+    register_embedded_font().map_err(|e| PipelineError::Plot(e.0))?;
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path.file_name().map_or_else(|| "elo.png".to_owned(), |n| n.to_string_lossy().into_owned());
+    write_png(dir, &name, &|area| draw_experiment_elo(area, plot))
+}
+
+fn draw_experiment_elo(area: &Area<'_>, plot: &ExperimentPlot) -> Result<()> {
+    // From the runs' start to just past the last checkpoint (a budget may be a fraction of a
+    // minute).
+    let end = plot.points.iter().map(|p| p.minutes).fold(0.0_f64, f64::max);
+    let x = 0.0..(1.05 * end).max(0.01);
+    let y = padded_range(plot.points.iter().flat_map(|p| [p.lo, p.hi]).chain(plot.anchors.iter().map(|a| a.1)))
+        .unwrap_or(-100.0..100.0);
+    let mut chart = ChartBuilder::on(area)
+        .caption(&plot.title, (FONT, TITLE))
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(75)
+        .build_cartesian_2d(x.clone(), y)?;
+    draw_mesh(&mut chart, "wall-clock minutes since the run began", "Elo (95% interval)")?;
+    let grey = RGBColor(110, 110, 110);
+    for (_, elo) in &plot.anchors {
+        chart.draw_series(DashedLineSeries::new([(x.start, *elo), (x.end, *elo)], 10, 6, grey.stroke_width(2)))?;
+    }
+    for (i, arm) in plot.arms.iter().enumerate() {
+        let colour = ARM_COLOURS[i % ARM_COLOURS.len()];
+        let mine: Vec<&TimePoint> = plot.points.iter().filter(|p| p.arm == i).collect();
+        let mut seeds: Vec<u64> = mine.iter().map(|p| p.seed).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        for (k, seed) in seeds.iter().enumerate() {
+            let mut line: Vec<&TimePoint> = mine.iter().copied().filter(|p| p.seed == *seed).collect();
+            line.sort_by(|a, b| a.minutes.total_cmp(&b.minutes));
+            chart.draw_series(
+                line.iter().map(|p| ErrorBar::new_vertical(p.minutes, p.lo, p.elo, p.hi, colour.stroke_width(2), 10)),
+            )?;
+            chart.draw_series(line.iter().map(|p| Circle::new((p.minutes, p.elo), 4, colour.filled())))?;
+            let drawn =
+                chart.draw_series(LineSeries::new(line.iter().map(|p| (p.minutes, p.elo)), colour.stroke_width(2)))?;
+            if k == 0 {
+                drawn.label(format!("{arm} ({} seed(s))", seeds.len())).legend(legend_line(colour));
+            }
+        }
+    }
+    for (name, elo) in &plot.anchors {
+        let label = format!("{name} {elo:+.0}");
+        let style = (FONT, LABEL).into_font().color(&BLACK);
+        let (w, h) = area.estimate_text_size(&label, &style)?;
+        let (w, h) = (i32::try_from(w).unwrap_or(i32::MAX), i32::try_from(h).unwrap_or(i32::MAX));
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((x.start, *elo))
+                + Rectangle::new([(4, -h - 8), (w + 12, -3)], WHITE.filled())
+                + Text::new(label, (8, -h - 6), style),
+        ))?;
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,6 +689,30 @@ mod tests {
         // A ratings file that does not parse skips elo.png and nothing else.
         std::fs::write(run.0.join("arena").join("ratings.json"), "{\"anchor\":").expect("write ratings");
         assert_eq!(write_all(&RunDir::new(&run.0), &crate::report::Quiet).expect("no error"), Vec::<PathBuf>::new());
+    }
+
+    #[test]
+    fn the_experiment_plot_is_a_png() {
+        let dir = Scratch::new("experiment");
+        let point =
+            |arm, seed, minutes: f64, elo: f64| TimePoint { arm, seed, minutes, elo, lo: elo - 80.0, hi: elo + 80.0 };
+        let plot = ExperimentPlot {
+            title: "screen: Elo against wall-clock time".into(),
+            arms: vec!["puct".into(), "gumbel".into()],
+            points: vec![
+                point(0, 1, 0.0, 10.0),
+                point(0, 1, 4.0, 150.0),
+                point(0, 2, 4.2, 120.0),
+                point(1, 1, 3.9, 260.0),
+            ],
+            anchors: vec![("random".into(), 0.0), ("alphabeta:depth=1".into(), 230.0)],
+        };
+        let path = dir.0.join("elo.png");
+        assert_eq!(write_experiment_elo(&path, &plot).expect("draws"), path);
+        assert_png(&path);
+        // Nothing rated yet still draws the axes.
+        let empty = ExperimentPlot { points: vec![], anchors: vec![], ..plot };
+        write_experiment_elo(&path, &empty).expect("draws");
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //!   leases/              trainer.lease, arena.lease (lease::Lease)
 //!   STOP                 present = every process stops at its next safe point
 //!   slurm/               job scripts and submitted job ids, on a cluster
+//!   experiment-done.json a run of `qizero experiment` that spent its whole budget
+//!                        (experiment::DoneRecord, written by the experiment harness)
 //! ```
 //!
 //! # Sharing a run directory
@@ -158,6 +160,13 @@ impl RunDir {
         self.root.join("STOP")
     }
 
+    /// `experiment-done.json`: written by `qizero experiment` once the run has spent its whole
+    /// time budget ([`crate::experiment::DoneRecord`]); absent in other runs.
+    #[must_use]
+    pub fn experiment_done(&self) -> PathBuf {
+        self.root.join("experiment-done.json")
+    }
+
     /// `slurm/`: rendered job scripts and submitted job ids.
     #[must_use]
     pub fn slurm(&self) -> PathBuf {
@@ -189,7 +198,7 @@ impl RunDir {
 }
 
 /// A name as a file name: letters, digits, `-`, `_`, `=`, `.` kept, the rest `_`.
-fn file_safe(text: &str) -> String {
+pub(crate) fn file_safe(text: &str) -> String {
     text.chars().map(|c| if c.is_ascii_alphanumeric() || "-_=.".contains(c) { c } else { '_' }).collect()
 }
 

@@ -83,7 +83,11 @@ pub fn run<G: ArenaGame + Encode>(
     let mut held = crate::training::open::<G>(run, config, lease, reporter)?;
     let s = Scheduler { run, config, stop, reporter, arena: Arena::<G>::open(run, config, lease, stop, reporter)? };
     let trainer = &mut held.trainer;
-    let total = if schedule.generations == 0 { "until Ctrl-C".to_owned() } else { schedule.generations.to_string() };
+    let total = match (schedule.generations, schedule.max_minutes > 0.0) {
+        (0, true) => format!("until the time budget of {} minutes", schedule.max_minutes),
+        (0, false) => "until Ctrl-C".to_owned(),
+        (n, _) => n.to_string(),
+    };
     reporter.say(&format!(
         "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
          self-play with the {} checkpoint; arena every {} generation(s), gate {}",

@@ -198,6 +198,7 @@ impl Observer for MetricsObserver<'_> {
             false_resigns: t.false_resigns,
             moves_played: r.moves_played,
             seconds: r.seconds,
+            evaluations: t.positions_evaluated,
             positions_per_s: r.moves_per_second(),
             evals_per_s: r.evaluations_per_second(),
             worker_batch: t.mean_batch(),
