@@ -106,6 +106,12 @@ impl ServiceStats {
     pub fn mean_batch(&self) -> f64 {
         if self.forward_passes == 0 { 0.0 } else { self.forward_positions as f64 / self.forward_passes as f64 }
     }
+
+    /// The share of positions answered from the cache (0 before any position).
+    #[must_use]
+    pub fn cache_hit_rate(&self) -> f64 {
+        if self.positions == 0 { 0.0 } else { self.cache_hits as f64 / self.positions as f64 }
+    }
 }
 
 /// What the service answers one request: the legal moves' logits (position after position, as

@@ -117,6 +117,9 @@ pub struct SelfplayEvent {
     pub worker_batch: f64,
     /// The inference service's mean forward batch so far.
     pub mean_batch: f64,
+    /// The share of positions the inference service has answered from its evaluation cache so
+    /// far (0 with the cache off).
+    pub cache_hit_rate: f64,
 }
 
 /// Training progress: means since the previous such line.

@@ -153,10 +153,11 @@ fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, befo
         t.shards
     ));
     if s.cache_hits > 0 || service.config().cache_entries > 0 {
-        let share = if s.positions > 0 { 100.0 * s.cache_hits as f64 / s.positions as f64 } else { 0.0 };
         reporter.say(&format!(
-            "evaluation cache: {} of {} positions answered from the cache ({share:.1}%)",
-            s.cache_hits, s.positions
+            "evaluation cache: {} of {} positions answered from the cache ({:.1}%)",
+            s.cache_hits,
+            s.positions,
+            100.0 * s.cache_hit_rate()
         ));
     }
     reporter.say(&format!(
@@ -203,6 +204,7 @@ impl Observer for MetricsObserver<'_> {
             evals_per_s: r.evaluations_per_second(),
             worker_batch: t.mean_batch(),
             mean_batch: self.service.stats().mean_batch(),
+            cache_hit_rate: self.service.stats().cache_hit_rate(),
         };
         if let Err(e) = self.metrics.append(MetricsEvent::Selfplay(event)) {
             self.bar.say(&format!("warning: {e}"));
