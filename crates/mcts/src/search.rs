@@ -242,6 +242,56 @@ impl<G: Game> Search<G> {
         self.root_edges().iter().map(|e| e.n).sum()
     }
 
+    /// The principal variation: from the root, the most visited move (ties to the higher
+    /// prior) while it has visits, at most `max_len` moves. Empty before the first simulation.
+    #[must_use]
+    pub fn principal_variation(&self, max_len: usize) -> Vec<G::Move> {
+        let mut line = Vec::new();
+        let mut node = 0u32;
+        while line.len() < max_len && (node as usize) < self.tree.nodes.len() {
+            let range = self.tree.edge_range(node);
+            let best = range.filter(|&i| self.tree.edges[i].n > 0).max_by(|&a, &b| {
+                let (ea, eb) = (&self.tree.edges[a], &self.tree.edges[b]);
+                // Earlier edges win ties, as in `choose_move`.
+                (ea.n, ea.prior).partial_cmp(&(eb.n, eb.prior)).unwrap_or(std::cmp::Ordering::Equal).then(b.cmp(&a))
+            });
+            let Some(i) = best else { break };
+            line.push(self.tree.moves[i]);
+            let child = self.tree.edges[i].child;
+            if child == NONE || !self.tree.nodes[child as usize].expanded {
+                break;
+            }
+            node = child;
+        }
+        line
+    }
+
+    /// The shape of the tree, as engines report it: the mean and the greatest depth (in plies
+    /// below the root) of its expanded positions, the root excluded. `(0.0, 0)` for a tree with
+    /// nothing below the root. Walks the whole tree.
+    #[must_use]
+    pub fn depth_stats(&self) -> (f64, u32) {
+        if self.tree.nodes.is_empty() {
+            return (0.0, 0);
+        }
+        let (mut sum, mut count, mut max) = (0u64, 0u64, 0u32);
+        let mut stack = vec![(0u32, 0u32)];
+        while let Some((node, depth)) = stack.pop() {
+            if depth > 0 {
+                sum += u64::from(depth);
+                count += 1;
+                max = max.max(depth);
+            }
+            for i in self.tree.edge_range(node) {
+                let child = self.tree.edges[i].child;
+                if child != NONE && self.tree.nodes[child as usize].expanded {
+                    stack.push((child, depth + 1));
+                }
+            }
+        }
+        if count == 0 { (0.0, 0) } else { (sum as f64 / count as f64, max) }
+    }
+
     /// The root's mean value from its side to move's view (its own evaluation and every
     /// simulation averaged); 0 before the first search.
     #[must_use]
@@ -833,5 +883,38 @@ mod tests {
         }
         search_many(&mut trees, &UniformEvaluator, 10).expect("searches");
         trees.iter().for_each(assert_consistent);
+    }
+
+    #[test]
+    fn principal_variation_follows_the_most_visited_moves() {
+        let mut search = Search::new(xiangqi::Game::new(), params(), 3);
+        assert!(search.principal_variation(10).is_empty(), "nothing before a search");
+        assert_eq!(search.depth_stats(), (0.0, 0));
+        assert!(search.run(&UniformEvaluator, 400).is_ok());
+        let pv = search.principal_variation(10);
+        assert!(pv.len() >= 2, "400 simulations reach below the root: {pv:?}");
+        assert_eq!(Some(pv[0]), search.choose_move(0.0), "the PV starts with the move played");
+        // Every move of the line is legal where it is played, and the line is the most visited.
+        let mut game = xiangqi::Game::new();
+        for &mv in &pv {
+            assert!(game.legal_moves().as_ref().contains(&mv), "{mv:?} is not legal in the line");
+            game.play_unchecked(mv);
+        }
+        assert_eq!(search.principal_variation(1), pv[..1]);
+        let (mean, max) = search.depth_stats();
+        assert!(mean >= 1.0 && f64::from(max) >= mean, "mean {mean}, max {max}");
+        assert!(max as usize >= pv.len(), "the PV lies inside the tree");
+    }
+
+    #[test]
+    fn depth_stats_count_every_expanded_position() {
+        // With one simulation per root move of a fresh tree, every node sits one ply down.
+        let mut search = Search::new(draughts::Game::new(), MctsParams { leaves_per_batch: 1, ..params() }, 1);
+        let moves = draughts::Game::new().legal_moves().as_ref().len();
+        assert!(search.run(&UniformEvaluator, 1).is_ok());
+        assert_eq!(search.depth_stats(), (1.0, 1));
+        assert!(search.run(&UniformEvaluator, (moves * 3) as u32).is_ok());
+        let (mean, max) = search.depth_stats();
+        assert!(mean > 1.0 && max >= 2, "mean {mean}, max {max}");
     }
 }

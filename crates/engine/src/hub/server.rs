@@ -32,8 +32,9 @@
 //! unknown arguments are ignored, as the protocol asks. During a search only `ping`,
 //! `ponder-hit`, `stop` and `quit` are accepted; anything else is refused with an error.
 
-use super::codec::{arg, parse_board, scan};
+use super::codec::{arg, parse_board, quote, scan};
 use crate::go::Go;
+use crate::net::{Brain, NET_OPTIONS, NetOption, NetSearcher, OptionKind, net_option};
 use crate::protocol::{Frontend, Output, quoted};
 use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session, expected_reply};
 use alphabeta::{Score, SearchInfo, SearchResult, Searcher};
@@ -43,7 +44,9 @@ use std::time::Duration;
 
 /// The Hub front-end: the position, the level, the parameters and the search session.
 pub struct Hub {
-    session: Session<Game, Searcher>,
+    session: Session<Game, Brain<Game>>,
+    /// True when the searcher is MCTS with a net (its parameters replace `hash` and `threads`).
+    net: bool,
     game: Game,
     level: Go,
     hash_mb: usize,
@@ -72,8 +75,20 @@ impl Hub {
     /// (`info`, `done`) to `out`; `rng` picks among book moves.
     #[must_use]
     pub fn new(out: Output, rng: StdRng) -> Hub {
+        Hub::with_brain(Brain::AlphaBeta(Searcher::new(DEFAULT_HASH_MB)), true, out, rng)
+    }
+
+    /// A front-end searching with MCTS and the net of `searcher` (see [`crate::net`]); the
+    /// book is off unless `book` turns it on.
+    #[must_use]
+    pub fn with_net(searcher: NetSearcher<Game>, out: Output, rng: StdRng) -> Hub {
+        Hub::with_brain(Brain::Net(Box::new(searcher)), false, out, rng)
+    }
+
+    fn with_brain(brain: Brain<Game>, use_book: bool, out: Output, rng: StdRng) -> Hub {
         Hub {
-            session: Session::new(Searcher::new(DEFAULT_HASH_MB), alphabeta::book::draughts(), true, rng, out),
+            net: matches!(brain, Brain::Net(_)),
+            session: Session::new(brain, alphabeta::book::draughts(), use_book, rng, out),
             game: Game::new(),
             level: Go::movetime(Duration::from_secs(1)),
             hash_mb: DEFAULT_HASH_MB,
@@ -88,23 +103,40 @@ impl Hub {
         self.session.search.wait();
     }
 
-    fn handshake(&self) -> Vec<String> {
-        vec![
+    fn handshake(&mut self) -> Vec<String> {
+        let mut lines = vec![
             format!("id name=qizero version={} author=\"the qizero authors\"", env!("CARGO_PKG_VERSION")),
             "param name=variant value=normal type=enum values=normal".to_string(),
             format!("param name=book value={} type=bool", self.session.use_book),
-            format!("param name=hash value={} type=int min=1 max={MAX_HASH_MB}", self.hash_mb),
-            format!("param name=threads value={} type=int min=1 max={MAX_THREADS}", self.threads),
-            "wait".to_string(),
-        ]
+        ];
+        if self.net {
+            let values = self.session.search.idle(|b| match b {
+                Brain::Net(n) => NET_OPTIONS.iter().map(|&o| (o, n.option_value(o).unwrap_or_default())).collect(),
+                Brain::AlphaBeta(_) => Vec::new(),
+            });
+            lines.extend(values.unwrap_or_default().into_iter().map(|(o, v)| param_line(o, &v)));
+        } else {
+            lines.push(format!("param name=hash value={} type=int min=1 max={MAX_HASH_MB}", self.hash_mb));
+            lines.push(format!("param name=threads value={} type=int min=1 max={MAX_THREADS}", self.threads));
+        }
+        lines.push("wait".to_string());
+        lines
     }
 
     fn set_param(&mut self, args: &[(String, String)]) -> Result<(), String> {
         let name = arg(args, "name").unwrap_or_default();
         let value = arg(args, "value").unwrap_or_default();
         let busy = |e| format!("set-param {name}: {e}");
+        if let Some(option) = net_option(name).filter(|o| self.net && o.hub == name) {
+            let set = self.session.search.idle(|b| match b {
+                Brain::Net(n) => n.set_option(option, value),
+                Brain::AlphaBeta(_) => Err("not a parameter of the alpha-beta engine".to_string()),
+            });
+            return set.map_err(busy)?.map_err(|e| format!("set-param {name}: {e}"));
+        }
         match name {
             "" => Err("set-param: missing name".to_string()),
+            "hash" if self.net => Err("set-param hash: the MCTS engine has no table".to_string()),
             "book" => {
                 self.session.use_book = match value {
                     "true" => true,
@@ -168,7 +200,7 @@ impl Hub {
             "hub" => Ok(self.handshake()),
             "set-param" => none(self.set_param(args)),
             "init" => Ok(vec!["ready".to_string()]),
-            "new-game" => none(self.session.search.idle(Searcher::clear).map_err(|e| format!("new-game: {e}"))),
+            "new-game" => none(self.session.search.idle(Brain::clear).map_err(|e| format!("new-game: {e}"))),
             "pos" => none(self.pos(args)),
             "level" => {
                 self.level = Go::parse_hub_level(args).map_err(|e| format!("level: {e}"))?;
@@ -215,6 +247,17 @@ impl Frontend for Hub {
 }
 
 /// A parameter value that must be a whole number in `min..=max`.
+/// A net option's `param` line.
+fn param_line(option: NetOption, value: &str) -> String {
+    let name = option.hub;
+    match option.kind {
+        OptionKind::Int { min, max } => format!("param name={name} value={value} type=int min={min} max={max}"),
+        OptionKind::Real { min, max } => format!("param name={name} value={value} type=real min={min} max={max}"),
+        OptionKind::Bool => format!("param name={name} value={value} type=bool"),
+        OptionKind::Path => format!("param name={name} value={} type=string", quote(value)),
+    }
+}
+
 fn whole(name: &str, value: &str, min: usize, max: usize) -> Result<usize, String> {
     match value.parse::<usize>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
@@ -399,5 +442,35 @@ mod tests {
             let _ = hub.handle(line);
         }
         assert_eq!(hub.handle("ping"), ["pong"]);
+    }
+
+    #[test]
+    fn the_net_engine_lists_its_parameters_and_thinks() {
+        let (out, lines) = crate::protocol::collector();
+        let searcher =
+            NetSearcher::with_evaluator(Arc::new(mcts::UniformEvaluator), crate::net::NetSettings::default(), 1);
+        let mut hub = Hub::with_net(searcher, out, StdRng::seed_from_u64(1));
+        let hello = hub.handle("hub");
+        for expected in [
+            "param name=simulations value=800 type=int min=1 max=1000000",
+            "param name=c-puct value=1.5 type=real min=0.01 max=10",
+            "param name=tree-reuse value=true type=bool",
+            "param name=book value=false type=bool",
+        ] {
+            assert!(hello.contains(&expected.to_string()), "{expected} in {hello:?}");
+        }
+        assert!(!hello.iter().any(|l| l.contains("name=hash")));
+        assert!(hub.handle("set-param name=c-puct value=2").is_empty());
+        assert!(is_error(&hub.handle("set-param name=c-puct value=20")));
+        assert!(is_error(&hub.handle("set-param name=hash value=16")));
+        assert!(hub.handle("level nodes=200").is_empty());
+        assert!(hub.handle("pos start moves=\"32-28\"").is_empty());
+        assert!(hub.handle("go think").is_empty());
+        hub.wait();
+        let out = taken(&lines);
+        assert!(out.iter().any(|l| l.starts_with("info depth=") && l.contains("nodes=200")), "{out:?}");
+        let Some(done) = out.last().and_then(|l| l.strip_prefix("done move=")) else { panic!("{out:?}") };
+        let mv = done.split_whitespace().next().unwrap_or_default();
+        assert!(notation::parse_move(hub.game.position(), mv).is_ok(), "{mv} is legal");
     }
 }

@@ -31,6 +31,7 @@
 //! GUI); `stop` and `ponderhit` when idle are ignored, as GUIs send them in races.
 
 use crate::go::{Go, TimeUnit};
+use crate::net::{Brain, NET_OPTIONS, NetOption, NetSearcher, OptionKind, net_option};
 use crate::protocol::{Frontend, Output, quoted};
 use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session, expected_reply};
 use alphabeta::{Limits, MATE, Score, SearchGame, SearchInfo, SearchResult, Searcher};
@@ -58,7 +59,11 @@ impl Report<Game> for Dialect {
 
 /// The UCI/UCCI front-end: the position, the options and the search session.
 pub struct Uci {
-    session: Session<Game, Searcher>,
+    session: Session<Game, Brain<Game>>,
+    /// True when the searcher is MCTS with a net (its options replace `Hash` and `Threads`).
+    net: bool,
+    /// The net options' values as last read, for a handshake during a search.
+    net_values: Vec<(NetOption, String)>,
     game: Game,
     hash_mb: usize,
     threads: usize,
@@ -73,15 +78,31 @@ impl Uci {
     /// (`info`, `bestmove`) to `out`; `rng` picks among book moves.
     #[must_use]
     pub fn new(out: Output, rng: StdRng) -> Uci {
-        Uci {
-            session: Session::new(Searcher::new(DEFAULT_HASH_MB), alphabeta::book::xiangqi(), true, rng, out),
+        Uci::with_brain(Brain::AlphaBeta(Searcher::new(DEFAULT_HASH_MB)), true, out, rng)
+    }
+
+    /// A front-end searching with MCTS and the net of `searcher` (see [`crate::net`]); the
+    /// book is off unless `OwnBook` turns it on.
+    #[must_use]
+    pub fn with_net(searcher: NetSearcher<Game>, out: Output, rng: StdRng) -> Uci {
+        Uci::with_brain(Brain::Net(Box::new(searcher)), false, out, rng)
+    }
+
+    fn with_brain(brain: Brain<Game>, use_book: bool, out: Output, rng: StdRng) -> Uci {
+        let net = matches!(brain, Brain::Net(_));
+        let mut uci = Uci {
+            net,
+            net_values: Vec::new(),
+            session: Session::new(brain, alphabeta::book::xiangqi(), use_book, rng, out),
             game: Game::new(),
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             dialect: Dialect::Uci,
             millisec: false,
             quit: false,
-        }
+        };
+        uci.net_values = uci.read_net_options();
+        uci
     }
 
     /// Waits for a running finite search to end (tests).
@@ -95,17 +116,24 @@ impl Uci {
         let mut lines =
             vec![format!("id name qizero {}", env!("CARGO_PKG_VERSION")), "id author the qizero authors".to_string()];
         let (hash, threads, book) = (self.hash_mb, self.threads, self.session.use_book);
+        let net = self.read_net_options();
         match dialect {
             Dialect::Uci => {
-                lines.push(format!("option name Hash type spin default {hash} min 1 max {MAX_HASH_MB}"));
-                lines.push(format!("option name Threads type spin default {threads} min 1 max {MAX_THREADS}"));
+                if net.is_empty() {
+                    lines.push(format!("option name Hash type spin default {hash} min 1 max {MAX_HASH_MB}"));
+                    lines.push(format!("option name Threads type spin default {threads} min 1 max {MAX_THREADS}"));
+                }
+                lines.extend(net.iter().map(|(o, v)| uci_option(*o, v)));
                 lines.push(format!("option name OwnBook type check default {book}"));
                 lines.push("uciok".to_string());
             }
             Dialect::Ucci => {
                 lines.push(format!("option usemillisec type check default {}", self.millisec));
-                lines.push(format!("option hashsize type spin min 1 max {MAX_HASH_MB} default {hash}"));
-                lines.push(format!("option threads type spin min 1 max {MAX_THREADS} default {threads}"));
+                if net.is_empty() {
+                    lines.push(format!("option hashsize type spin min 1 max {MAX_HASH_MB} default {hash}"));
+                    lines.push(format!("option threads type spin min 1 max {MAX_THREADS} default {threads}"));
+                }
+                lines.extend(net.iter().map(|(o, v)| ucci_option(*o, v)));
                 lines.push(format!("option usebook type check default {book}"));
                 lines.push("option newgame type button".to_string());
                 lines.push("ucciok".to_string());
@@ -127,7 +155,18 @@ impl Uci {
             [first, rest @ ..] => (first.to_string(), (!rest.is_empty()).then(|| rest.join(" "))),
         };
         let busy = |e| format!("setoption {name}: {e}");
+        if let Some(option) = net_option(&name).filter(|_| self.net) {
+            let value = value.unwrap_or_default();
+            let set = self.session.search.idle(|b| match b {
+                Brain::Net(n) => n.set_option(option, &value),
+                Brain::AlphaBeta(_) => Err("not an option of the alpha-beta engine".to_string()),
+            });
+            set.map_err(busy)?.map_err(|e| format!("setoption {e}"))?;
+            self.net_values = self.read_net_options();
+            return Ok(());
+        }
         match name.to_ascii_lowercase().as_str() {
+            "hash" | "hashsize" if self.net => Err(format!("setoption {name}: the MCTS engine has no table")),
             "hash" | "hashsize" => {
                 let mb = int_value(&name, value.as_deref(), 1, MAX_HASH_MB)?;
                 self.session.search.idle(|s| s.set_hash(mb)).map_err(busy)?;
@@ -142,7 +181,7 @@ impl Uci {
             }
             "ownbook" | "usebook" => bool_value(&name, value.as_deref()).map(|b| self.session.use_book = b),
             "usemillisec" => bool_value(&name, value.as_deref()).map(|b| self.millisec = b),
-            "newgame" | "clear hash" => self.session.search.idle(Searcher::clear).map_err(busy),
+            "newgame" | "clear hash" => self.session.search.idle(Brain::clear).map_err(busy),
             // Sent by GUIs that ponder, and by GUIs written for Fairy-Stockfish.
             "ponder" => bool_value(&name, value.as_deref()).map(|_| ()),
             "uci_variant" => match value.as_deref() {
@@ -219,6 +258,15 @@ impl Uci {
         (root, bad)
     }
 
+    /// The net searcher's options with their current values (none for alpha-beta).
+    fn read_net_options(&mut self) -> Vec<(NetOption, String)> {
+        let listed = self.session.search.idle(|b| match b {
+            Brain::Net(n) => NET_OPTIONS.iter().map(|&o| (o, n.option_value(o).unwrap_or_default())).collect(),
+            Brain::AlphaBeta(_) => Vec::new(),
+        });
+        listed.unwrap_or_else(|_| self.net_values.clone())
+    }
+
     fn display(&self) -> Vec<String> {
         let pos = self.game.position();
         let mut lines: Vec<String> = pos.to_string().lines().map(str::to_string).collect();
@@ -249,7 +297,7 @@ impl Frontend for Uci {
             "ucci" => Ok(self.handshake(Dialect::Ucci)),
             "isready" => Ok(vec!["readyok".to_string()]),
             "setoption" => done(self.setoption(&args)),
-            "ucinewgame" => done(self.session.search.idle(Searcher::clear).map_err(|e| format!("ucinewgame: {e}"))),
+            "ucinewgame" => done(self.session.search.idle(Brain::clear).map_err(|e| format!("ucinewgame: {e}"))),
             "position" => done(self.position(&args)),
             "go" => self.go(&args),
             "stop" => {
@@ -301,6 +349,30 @@ fn bool_value(name: &str, value: Option<&str>) -> Result<bool, String> {
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(true),
         Some(v) if v.eq_ignore_ascii_case("false") => Ok(false),
         _ => Err(format!("setoption {name}: value must be true or false, not {}", show(value))),
+    }
+}
+
+/// A net option's UCI `option` line. UCI has no real-number type: reals are strings.
+fn uci_option(option: NetOption, value: &str) -> String {
+    let name = option.uci;
+    match option.kind {
+        OptionKind::Int { min, max } => format!("option name {name} type spin default {value} min {min} max {max}"),
+        OptionKind::Bool => format!("option name {name} type check default {value}"),
+        OptionKind::Real { .. } | OptionKind::Path => {
+            format!("option name {name} type string default {}", if value.is_empty() { "<empty>" } else { value })
+        }
+    }
+}
+
+/// A net option's UCCI `option` line.
+fn ucci_option(option: NetOption, value: &str) -> String {
+    let name = option.uci;
+    match option.kind {
+        OptionKind::Int { min, max } => format!("option {name} type spin min {min} max {max} default {value}"),
+        OptionKind::Bool => format!("option {name} type check default {value}"),
+        OptionKind::Real { .. } | OptionKind::Path => {
+            format!("option {name} type string default {}", if value.is_empty() { "<empty>" } else { value })
+        }
     }
 }
 
@@ -539,5 +611,69 @@ mod tests {
         assert_eq!(ucci_score(Score::Cp(-35)), -35);
         assert_eq!(ucci_score(Score::Mate(1)), MATE - 1);
         assert_eq!(ucci_score(Score::Mate(-2)), -MATE + 4);
+    }
+
+    /// A front-end searching with MCTS guided by the rules alone (uniform priors, value 0).
+    fn net_engine() -> (Uci, Arc<Mutex<Vec<String>>>) {
+        let (out, lines) = crate::protocol::collector();
+        let searcher =
+            NetSearcher::with_evaluator(Arc::new(mcts::UniformEvaluator), crate::net::NetSettings::default(), 1);
+        (Uci::with_net(searcher, out, StdRng::seed_from_u64(1)), lines)
+    }
+
+    #[test]
+    fn the_net_engine_lists_its_options_and_checks_them() {
+        let (mut uci, _) = net_engine();
+        let lines = uci.handle("uci");
+        for expected in [
+            "option name Simulations type spin default 800 min 1 max 1000000",
+            "option name CPuct type string default 1.5",
+            "option name MinibatchSize type spin default 8 min 1 max 256",
+            "option name TreeReuse type check default true",
+            "option name OwnBook type check default false",
+        ] {
+            assert!(lines.contains(&expected.to_string()), "{expected} in {lines:?}");
+        }
+        assert!(!lines.iter().any(|l| l.contains("name Hash")), "no table: {lines:?}");
+        assert!(uci.handle("setoption name CPuct value 2.5").is_empty());
+        assert!(uci.handle("setoption name Simulations value 50").is_empty());
+        assert!(
+            uci.handle("uci").contains(&"option name Simulations type spin default 50 min 1 max 1000000".to_string())
+        );
+        for bad in [
+            "setoption name CPuct value 0",
+            "setoption name CPuct value lots",
+            "setoption name Simulations value 0",
+            "setoption name MinibatchSize value 1000",
+            "setoption name TreeReuse value sometimes",
+            "setoption name Hash value 16",
+        ] {
+            assert!(is_error(&uci.handle(bad)), "{bad}");
+        }
+        let ucci = uci.handle("ucci");
+        assert!(ucci.contains(&"option Simulations type spin min 1 max 1000000 default 50".to_string()), "{ucci:?}");
+    }
+
+    #[test]
+    fn the_net_engine_answers_go_with_lc0_style_info() {
+        let (mut uci, lines) = net_engine();
+        assert!(uci.handle("position startpos moves h2e2").is_empty());
+        assert!(uci.handle("go nodes 300").is_empty());
+        uci.wait();
+        let out = taken(&lines);
+        let Some(best) = out.last().and_then(|l| l.strip_prefix("bestmove ")) else { panic!("{out:?}") };
+        let best = best.split_whitespace().next().unwrap_or_default();
+        assert!(uci_move(&uci.game, best).is_ok(), "{best} is legal");
+        let info = out.iter().rev().find(|l| l.starts_with("info depth ")).expect("an info line");
+        let words: Vec<&str> = info.split_whitespace().collect();
+        for key in ["seldepth", "score", "nodes", "nps", "time", "pv"] {
+            assert!(words.contains(&key), "{key} in {info}");
+        }
+        assert!(info.contains(" nodes 300 "), "the root's visits: {info}");
+        // While it thinks, isready is answered; stop ends an infinite search with a bestmove.
+        assert!(uci.handle("go infinite").is_empty());
+        assert_eq!(uci.handle("isready"), ["readyok"]);
+        assert!(uci.handle("stop").is_empty());
+        assert!(taken(&lines).last().is_some_and(|l| l.starts_with("bestmove ")));
     }
 }
