@@ -2,16 +2,21 @@
 //! and [`NetSource`], how the arena gets an evaluator for a checkpoint without linking a net
 //! library itself.
 //!
-//! The agent searches every move from scratch with a fixed simulation budget and plays the
-//! most visited move (no noise, temperature 0), so with the same evaluator a game is
-//! reproducible. An evaluator that fails makes [`Agent::choose`] return
+//! The agent is the engine's [`NetSearcher`], the searcher behind `qizero uci --weights`, so a
+//! checkpoint plays the same in a match as in a GUI. Each move runs until the root holds the
+//! spec's `sims` visits and plays the most visited move (no noise, temperature 0), so with the
+//! same evaluator a game is reproducible. With `reuse` (the default) the subtree of the moves
+//! played since the agent's last move is kept, and its visits count towards `sims`: the
+//! simulations it saves are counted ([`MctsAgent::reuse`]). An evaluator that fails makes [`Agent::choose`] return
 //! [`AgentError::Evaluation`], which stops the match (it never plays a move from a half-done
-//! search). A seed still goes into each search: it breaks nothing but the ties a fresh
+//! search). A seed still goes into each new tree: it breaks nothing but the ties a fresh
 //! tree has before any simulation.
 
 use crate::agent::{Agent, AgentError};
 use crate::spec::MctsSpec;
-use mcts::{Evaluator, MctsParams, Search, UniformEvaluator};
+use alphabeta::{Limits, SearchGame};
+use engine::{NetSearcher, NetSettings, Think};
+use mcts::{Evaluator, UniformEvaluator};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -37,16 +42,35 @@ impl<G: game::Game> NetSource<G> for NoNets {
     }
 }
 
-/// MCTS with a fixed number of simulations per move.
-pub struct MctsAgent<G: game::Game> {
-    name: String,
-    evaluator: Arc<dyn Evaluator<G>>,
-    params: MctsParams,
-    simulations: u32,
-    seed: u64,
+/// Simulations an agent ran and saved by tree reuse, over all its moves.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReuseStats {
+    /// Moves searched.
+    pub moves: u64,
+    /// Simulations run.
+    pub simulations: u64,
+    /// Root visits kept from earlier moves (simulations saved).
+    pub reused: u64,
 }
 
-impl<G: game::Game> MctsAgent<G> {
+impl ReuseStats {
+    /// The share of the root visits that came from reuse.
+    #[must_use]
+    pub fn saved_share(&self) -> f64 {
+        let total = self.simulations + self.reused;
+        if total == 0 { 0.0 } else { self.reused as f64 / total as f64 }
+    }
+}
+
+/// MCTS with a fixed number of root visits per move.
+pub struct MctsAgent<G: SearchGame> {
+    name: String,
+    searcher: NetSearcher<G>,
+    simulations: u32,
+    stats: ReuseStats,
+}
+
+impl<G: SearchGame> MctsAgent<G> {
     /// The agent `spec` describes (named `name`), its evaluator taken from `nets` when the spec
     /// names a checkpoint, the uniform evaluator otherwise; `seed` drives its tie-breaks.
     ///
@@ -65,34 +89,47 @@ impl<G: game::Game> MctsAgent<G> {
     /// The agent `spec` describes, with `evaluator` (whatever checkpoint the spec names).
     #[must_use]
     pub fn with_evaluator(name: &str, evaluator: Arc<dyn Evaluator<G>>, spec: &MctsSpec, seed: u64) -> MctsAgent<G> {
-        let params = MctsParams {
-            dirichlet_epsilon: 0.0,
-            leaves_per_batch: spec.batch,
-            temperature: 0.0,
-            temperature_plies: 0,
-            final_temperature: 0.0,
-            ..MctsParams::default()
-        };
-        MctsAgent { name: name.to_string(), evaluator, params, simulations: spec.simulations, seed }
+        let settings = NetSettings { batch: spec.batch, tree_reuse: spec.reuse, ..NetSettings::default() };
+        MctsAgent {
+            name: name.to_string(),
+            searcher: NetSearcher::with_evaluator(evaluator, settings, seed),
+            simulations: spec.simulations,
+            stats: ReuseStats::default(),
+        }
+    }
+
+    /// The simulations run and saved so far.
+    #[must_use]
+    pub fn reuse(&self) -> ReuseStats {
+        self.stats
+    }
+
+    fn search(&mut self, game: &G, limits: &Limits) -> Result<G::Move, AgentError> {
+        let result = self.searcher.think(game, limits, &mut |_| {});
+        if let Some(error) = self.searcher.take_error() {
+            return Err(AgentError::Evaluation { agent: self.name.clone(), error });
+        }
+        let last = self.searcher.last();
+        self.stats.moves += 1;
+        self.stats.simulations += u64::from(last.simulations);
+        self.stats.reused += u64::from(last.reused);
+        result.best.ok_or_else(|| AgentError::NoMove { agent: self.name.clone() })
     }
 }
 
-impl<G: game::Game> Agent<G> for MctsAgent<G> {
+impl<G: SearchGame> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
     }
 
     fn new_game(&mut self) -> Result<(), AgentError> {
+        self.searcher.clear();
         Ok(())
     }
 
     fn choose(&mut self, game: &G) -> Result<G::Move, AgentError> {
-        let seed = self.seed ^ (game.ply() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut search = Search::new(game.clone(), self.params.clone(), seed);
-        search
-            .run(self.evaluator.as_ref(), self.simulations)
-            .map_err(|error| AgentError::Evaluation { agent: self.name.clone(), error })?;
-        search.choose_move(0.0).ok_or_else(|| AgentError::NoMove { agent: self.name.clone() })
+        let limits = Limits { nodes: Some(u64::from(self.simulations)), ..Limits::default() };
+        self.search(game, &limits)
     }
 }
 
@@ -124,5 +161,49 @@ mod tests {
             .err()
             .expect("no nets");
         assert!(e.to_string().contains("/no/such.safetensors"), "{e}");
+    }
+
+    /// Plays `plies` plies of a game between two agents, returning the game.
+    fn play(a: &mut MctsAgent<draughts::Game>, b: &mut MctsAgent<draughts::Game>, plies: usize) -> draughts::Game {
+        let mut game = draughts::Game::new();
+        for ply in 0..plies {
+            let agent = if ply % 2 == 0 { &mut *a } else { &mut *b };
+            let mv = agent.choose(&game).expect("moves");
+            game.play_unchecked(mv);
+        }
+        game
+    }
+
+    #[test]
+    fn the_second_move_starts_with_the_reused_subtree() {
+        let (mut a, mut b) = (
+            MctsAgent::new("a", &spec("mcts:sims=300"), &NoNets, 1).expect("builds"),
+            MctsAgent::new("b", &spec("mcts:sims=300"), &NoNets, 2).expect("builds"),
+        );
+        play(&mut a, &mut b, 3);
+        // a's second move (ply 2) found the subtree of its first move and b's reply.
+        let stats = a.reuse();
+        assert_eq!(stats.moves, 2);
+        assert!(stats.reused > 0, "{stats:?}");
+        assert_eq!(stats.simulations + stats.reused, 600, "every move's root holds exactly sims visits");
+        assert!(a.saved_fraction_is_sane());
+        // Without reuse, nothing is saved and every move runs all its simulations.
+        let (mut c, mut d) = (
+            MctsAgent::new("c", &spec("mcts:sims=300,reuse=false"), &NoNets, 1).expect("builds"),
+            MctsAgent::new("d", &spec("mcts:sims=300,reuse=false"), &NoNets, 2).expect("builds"),
+        );
+        play(&mut c, &mut d, 3);
+        assert_eq!(c.reuse(), ReuseStats { moves: 2, simulations: 600, reused: 0 });
+        // A new game starts from a fresh tree.
+        assert!(a.new_game().is_ok());
+        let before = a.reuse();
+        assert!(a.choose(&draughts::Game::new()).is_ok());
+        assert_eq!(a.reuse().reused, before.reused, "nothing kept across games");
+    }
+
+    impl<G: SearchGame> MctsAgent<G> {
+        fn saved_fraction_is_sane(&self) -> bool {
+            (0.0..1.0).contains(&self.stats.saved_share())
+        }
     }
 }

@@ -10,7 +10,9 @@
 //! mcts[:OPT,...]                          PUCT search, in process
 //!     ckpt=PATH                           the checkpoint whose net guides it (none: the rules
 //!                                         alone, uniform priors and value 0)
-//!     sims=N (200)  batch=N (1)           simulations per move; leaves per evaluator call
+//!     sims=N (200)  batch=N (1)           root visits per move; leaves per evaluator call
+//!     reuse=true|false (true)             keep the subtree of the moves played since the
+//!                                         last move (its visits count towards sims)
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime)
 //!     timeout=MS                          how long to wait for a move before forfeiting
@@ -52,6 +54,9 @@ pub struct MctsSpec {
     pub simulations: u32,
     /// Leaves gathered per evaluator call (default 1).
     pub batch: u32,
+    /// Keep the searched subtree from move to move (default true); its visits count towards
+    /// `simulations`, so reuse saves simulations.
+    pub reuse: bool,
 }
 
 /// The kinds of agent, with their configuration.
@@ -157,7 +162,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
-const MCTS_OPTIONS: &str = "ckpt, sims, batch";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -284,7 +289,7 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1 };
+    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true };
     for (name, value) in options(body.unwrap_or_default()) {
         match name {
             "ckpt" => match value {
@@ -293,6 +298,13 @@ fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
             },
             "sims" => spec.simulations = number(name, value, 1, 10_000_000, "a whole number from 1")?,
             "batch" => spec.batch = number(name, value, 1, 1024, "a whole number from 1 to 1024")?,
+            "reuse" => {
+                spec.reuse = match value {
+                    Some("true") => true,
+                    Some("false") => false,
+                    _ => return Err(bad(name, value, "true or false")),
+                }
+            }
             _ => {
                 return Err(SpecError::UnknownOption { agent: "mcts", option: name.to_string(), known: MCTS_OPTIONS });
             }
@@ -351,12 +363,13 @@ mod tests {
             AgentKind::Mcts(MctsSpec {
                 checkpoint: Some(PathBuf::from("runs/a/checkpoints/200-ab.safetensors")),
                 simulations: 64,
-                batch: 1
+                batch: 1,
+                reuse: true
             })
         );
         assert_eq!(
             AgentSpec::parse("mcts").expect("parses").kind,
-            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1 })
+            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true })
         );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
         let AgentKind::Uci(uci) =
@@ -387,6 +400,11 @@ mod tests {
         assert!(err("alphabeta:speed=3").starts_with("unknown option 'speed' for alphabeta"));
         assert!(err("random:depth=3").starts_with("unknown option 'depth' for random"));
         assert!(err("mcts:sims=0").starts_with("bad option sims=0"));
+        assert!(err("mcts:reuse=yes").starts_with("bad option reuse=yes"));
+        assert!(matches!(
+            AgentSpec::parse("mcts:reuse=false").map(|s| s.kind),
+            Ok(AgentKind::Mcts(MctsSpec { reuse: false, .. }))
+        ));
         assert!(err("mcts:ckpt=").starts_with("bad option ckpt="));
         assert!(err("mcts:depth=3").starts_with("unknown option 'depth' for mcts"));
         assert!(err("uci:").starts_with("uci needs a program"));

@@ -260,6 +260,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 checkpoint: Some(path.to_path_buf()),
                 simulations: self.arena.simulations,
                 batch: self.arena.leaves_per_batch,
+                reuse: true,
             }),
         }
     }
