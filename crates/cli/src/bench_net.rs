@@ -35,6 +35,10 @@ pub struct NetArgs {
     /// Half precision (CUDA only).
     #[arg(long)]
     half: bool,
+    /// Time this checkpoint's net (its architecture comes from the file; --blocks, --channels
+    /// and --se-ratio are then ignored) instead of a randomly initialised one.
+    #[arg(long, value_name = "CKPT")]
+    weights: Option<std::path::PathBuf>,
 }
 
 impl NetArgs {
@@ -131,11 +135,16 @@ fn forward_rate(net: &PolicyValueNet, batch: usize, seconds: f64, data: &[f32]) 
 
 fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
     let config = args.config();
-    let net = match args.game {
-        GameName::Xiangqi => PolicyValueNet::for_game::<xiangqi::Game>(&config, 1),
-        GameName::Draughts => PolicyValueNet::for_game::<draughts::Game>(&config, 1),
-    }
-    .context("building the net")?;
+    let net = match (&args.weights, args.game) {
+        (Some(path), GameName::Xiangqi) => load::<xiangqi::Game>(path, &config)?,
+        (Some(path), GameName::Draughts) => load::<draughts::Game>(path, &config)?,
+        (None, GameName::Xiangqi) => {
+            PolicyValueNet::for_game::<xiangqi::Game>(&config, 1).context("building the net")?
+        }
+        (None, GameName::Draughts) => {
+            PolicyValueNet::for_game::<draughts::Game>(&config, 1).context("building the net")?
+        }
+    };
     println!(
         "net: {} {} ({} parameters) on {}, libtorch threads {}",
         net.game(),
@@ -144,6 +153,13 @@ fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
         nn::device::device_name(net.device()),
         tch::get_num_threads()
     );
+    Ok(net)
+}
+
+/// The net of the checkpoint at `path`, placed as `placement` says.
+fn load<G: Encode>(path: &std::path::Path, placement: &NetConfig) -> Result<PolicyValueNet> {
+    let (net, _) = nn::checkpoint::load_as_saved(path, G::NAME, G::ENCODING, placement)
+        .with_context(|| format!("--weights {}", path.display()))?;
     Ok(net)
 }
 
