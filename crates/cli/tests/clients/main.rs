@@ -1,13 +1,18 @@
-//! `qizero uci` and `qizero hub` against a strict protocol checker, once per server variant
-//! (see `servers`: the alpha-beta engine, and the network engine when
-//! `models/<game>.safetensors` exists).
+//! `qizero uci` and `qizero hub` against real third-party clients and a strict protocol
+//! checker, once per server variant (see `servers`: the alpha-beta engine, and the network
+//! engine when `models/<game>.safetensors` exists).
 //!
-//! Scripted sessions drive each protocol (UCI, UCCI, Hub) through the handshake, setting
-//! every declared option to its declared default, `isready` / `ping` during a search,
-//! positions with moves, every kind of limit, infinite analysis with `stop`, pondering with a
-//! hit and with a miss, bad commands (exactly one error line each, in the documented form), a
-//! position with no legal move, and `quit`. The option list is read from the handshake, not
-//! assumed, so the same script runs against servers with other options.
+//! - pydraughts' `HubEngine` plays full draughts games through `qizero hub`, cchess's
+//!   `UciEngine` analyses and plays xiangqi through `qizero uci`; every move must be legal by
+//!   the client library's own rules, and every line of those exchanges is then run through the
+//!   checker as well. The clients are oracles: missing, they skip the test, except under
+//!   `CI=true`, where that is a failure (`scripts/test` installs them).
+//! - Scripted sessions drive each protocol (UCI, UCCI, Hub) through the handshake, setting
+//!   every declared option to its declared default, `isready` / `ping` during a search,
+//!   positions with moves, every kind of limit, infinite analysis with `stop`, pondering with a
+//!   hit and with a miss, bad commands (exactly one error line each, in the documented form), a
+//!   position with no legal move, and `quit`. The option list is read from the handshake, not
+//!   assumed, so the same script runs against servers with other options.
 //!
 //! The checkers (`uci_check`, `hub_check`) document their grammars; `session` runs a server
 //! behind pipes with every line checked.
@@ -18,8 +23,8 @@ mod session;
 mod uci_check;
 
 use hub_check::HubChecker;
-use servers::{Server, qizero, servers};
-use session::{Checker, Session};
+use servers::{Client, Server, qizero, run_client, servers};
+use session::{Checker, Session, replay};
 use std::time::{Duration, Instant};
 use uci_check::{Dialect, UciChecker};
 
@@ -34,6 +39,87 @@ const HUB_BLOCKED: &str = "Weeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeebeeebeeeeweeee";
 
 /// How long a timed search may overrun its time before the test calls it a hang.
 const SLACK: Duration = Duration::from_secs(5);
+
+const PYDRAUGHTS_HINT: &str = "scripts/test installs it (pip install pydraughts==0.6.7).";
+const CCHESS_HINT: &str = "scripts/test installs it (pip install cchess==1.25.5).";
+
+/// A temporary file for a client's transcript, removed when dropped.
+struct Transcript(std::path::PathBuf);
+
+impl Transcript {
+    fn new(name: &str) -> Transcript {
+        Transcript(std::env::temp_dir().join(format!("qizero-clients-{}-{name}.txt", std::process::id())))
+    }
+
+    /// Replays the recorded exchange through `checker`; fails the test on the first
+    /// non-conforming line. Returns how many lines the engine printed.
+    fn check(&self, checker: &mut dyn Checker, label: &str) -> usize {
+        let text = std::fs::read_to_string(&self.0)
+            .unwrap_or_else(|e| panic!("{label}: cannot read the transcript {}: {e}", self.0.display()));
+        replay(checker, &text).unwrap_or_else(|why| panic!("{label} (as the client drove it): {why}"))
+    }
+}
+
+impl Drop for Transcript {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The client script's arguments: its own, then `-- qizero <server args>`.
+fn client_args(own: &[String], transcript: &Transcript, server: &Server) -> Vec<String> {
+    let mut args = own.to_vec();
+    args.extend(["--transcript".to_string(), transcript.0.display().to_string(), "--".to_string()]);
+    args.push(qizero().display().to_string());
+    args.extend(server.args.iter().cloned());
+    args
+}
+
+#[test]
+fn pydraughts_hub_engine_plays_full_games() {
+    for server in servers("hub", "draughts") {
+        let started = Instant::now();
+        let transcript = Transcript::new("pydraughts");
+        let own = ["--games", &server.games(20, 4).to_string(), "--nodes", &server.game_nodes().to_string()]
+            .map(String::from);
+        match run_client("pydraughts_hub.py", &client_args(&own, &transcript, &server), PYDRAUGHTS_HINT) {
+            Client::Skipped => return,
+            Client::Passed(summary) => {
+                let mut checker = HubChecker::default();
+                let lines = transcript.check(&mut checker, &server.label());
+                assert!(checker.dones > 0, "{}: no done line in the transcript", server.label());
+                println!(
+                    "{}: {summary}; all {lines} engine lines conform ({:.1} s)",
+                    server.label(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cchess_uci_engine_analyses_and_plays() {
+    for server in servers("uci", "xiangqi") {
+        let started = Instant::now();
+        let transcript = Transcript::new("cchess");
+        let go = format!("nodes {}", server.game_nodes());
+        let own = ["--games", &server.games(4, 2).to_string(), "--go", &go, "--analysis-depth", "4"].map(String::from);
+        match run_client("cchess_uci.py", &client_args(&own, &transcript, &server), CCHESS_HINT) {
+            Client::Skipped => return,
+            Client::Passed(summary) => {
+                let mut checker = UciChecker::default();
+                let lines = transcript.check(&mut checker, &server.label());
+                assert!(checker.infos > 0 && checker.bestmoves > 0, "{}: no search in the transcript", server.label());
+                println!(
+                    "{}: {summary}; all {lines} engine lines conform ({:.1} s)",
+                    server.label(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+}
 
 /// The error line qizero documents for each protocol.
 fn is_error(dialect: Option<Dialect>, line: &str) -> bool {

@@ -1,4 +1,5 @@
-//! A server behind pipes with every line it prints run through a protocol [`Checker`].
+//! A server behind pipes with every line it prints run through a protocol [`Checker`], and the
+//! replay of a transcript that a Python client recorded through the same checker.
 //!
 //! Output is read on a thread as raw bytes, so a line the checker sees is exactly what the
 //! server wrote: a carriage return, invalid UTF-8 or a last line without its newline reach the
@@ -211,4 +212,31 @@ impl<C: Checker> Drop for Session<C> {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Runs a recorded exchange (`> ` sent, `< ` received, one a line) through `checker`; `Err`
+/// quotes the first non-conforming line with the lines before it. Returns the number of lines
+/// the engine printed.
+///
+/// # Errors
+/// A non-conforming line, a malformed transcript, or something owed at the end.
+pub fn replay(checker: &mut dyn Checker, transcript: &str) -> Result<usize, String> {
+    // Split at '\n' only: `str::lines` would also drop a '\r' the engine wrote.
+    let lines: Vec<&str> = transcript.strip_suffix('\n').unwrap_or(transcript).split('\n').collect();
+    let mut printed = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let context = || lines[i.saturating_sub(TAIL)..=i].join("\n");
+        let verdict = if let Some(command) = line.strip_prefix("> ") {
+            checker.sent(command);
+            Ok(())
+        } else if let Some(out) = line.strip_prefix("< ") {
+            printed += 1;
+            checker.check(out).map_err(|why| format!("non-conforming line {out:?}: {why}"))
+        } else {
+            Err(format!("transcript line {} is neither sent nor received: {line:?}", i + 1))
+        };
+        verdict.map_err(|why| format!("{why}\nlast lines exchanged:\n{}", context()))?;
+    }
+    checker.finish()?;
+    Ok(printed)
 }
