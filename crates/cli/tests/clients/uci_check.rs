@@ -21,9 +21,9 @@
 //! UCCI (xqbase.com, version 3.0): `id name|author|copyright|user <text>`, `option <name> type
 //! check|spin|combo|button|label|string` with `min`, `max`, `var`, `default` as the type needs,
 //! `ucciok`; `info` with a bare integer `score` and UCCI's keys (time, nodes, depth, score, pv,
-//! currmove, `message <text>`), plus UCI's seldepth, nps and hashfull, which UCCI GUIs read or
-//! skip; `bestmove <m> [ponder <p>] [draw|resign]`, `nobestmove` where there is no move, and
-//! `bye` after `quit`.
+//! currmove), plus UCI's seldepth, nps and hashfull, which UCCI GUIs read or skip, and free
+//! text after `info message` as after `info string`; `bestmove <m> [ponder <p>] [draw|resign]`,
+//! `nobestmove` where there is no move, and `bye` after `quit`.
 //!
 //! Both: qizero's error line `info string error: <text>` may come at any time. Lines are
 //! written as the grammar spells them: single spaces between words, nothing before or after,
