@@ -60,6 +60,7 @@ ensure_oracles() {
     ensure_venv
     ensure_pip pyffish 0.0.90
     ensure_pip pydraughts 0.6.7
+    ensure_pip cchess 1.25.5
     ensure_pip dame-rs 0.2.0
     ensure_apt fairy-stockfish /usr/games/fairy-stockfish
 }
