@@ -80,7 +80,7 @@ fn pydraughts_hub_engine_plays_full_games() {
     for server in servers("hub", "draughts") {
         let started = Instant::now();
         let transcript = Transcript::new("pydraughts");
-        let own = ["--games", &server.games(20, 4).to_string(), "--nodes", &server.game_nodes().to_string()]
+        let own = ["--games", &server.games(6, 20).to_string(), "--nodes", &server.game_nodes().to_string()]
             .map(String::from);
         match run_client("pydraughts_hub.py", &client_args(&own, &transcript, &server), PYDRAUGHTS_HINT) {
             Client::Skipped => return,
