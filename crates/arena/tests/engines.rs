@@ -5,7 +5,7 @@
 //! The real engines are skipped when missing, except under `CI=true`, where a missing engine
 //! fails the test. Every wait has a timeout: no test here can hang.
 
-use arena::{AgentSpec, ArenaGame, MatchConfig, MatchResult, run_match};
+use arena::{AgentSpec, ArenaGame, ForfeitKind, MatchConfig, MatchResult, run_match};
 use game::WinReason;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -117,9 +117,10 @@ fn forfeits_of(result: &MatchResult, b_spec: &str) -> Vec<String> {
                 g.index + 1,
                 g.outcome
             );
-            let reason = g.forfeit.clone().expect("a reason");
+            let forfeit = g.forfeit.clone().expect("a reason");
+            assert_eq!(forfeit.kind, ForfeitKind::Error, "{b_spec}: {}", forfeit.reason);
             assert!(g.record.termination.starts_with("forfeit: "), "{}", g.record.termination);
-            reason
+            forfeit.reason
         })
         .collect()
 }

@@ -78,6 +78,7 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
         first_game: 0,
         concurrency: args.concurrency.map_or(cpus, |c| c as usize),
         movetime: Duration::from_millis(args.movetime),
+        clock: None,
         max_plies: args.max_plies as usize,
         seed: args.seed,
         out_dir: args.out.clone(),
