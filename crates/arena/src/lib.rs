@@ -44,7 +44,7 @@ pub use alphabeta_agent::AlphaBetaAgent;
 pub use clock::{TimeControl, TimeControlError};
 pub use config::{ArenaConfig, GateKind};
 pub use elo::Score;
-pub use engine_agent::EngineAgent;
+pub use engine_agent::{CLOCK_GRACE, EngineAgent};
 pub use games::ArenaGame;
 pub use mcts_agent::{MctsAgent, NetSource, NoNets};
 pub use random::RandomAgent;
