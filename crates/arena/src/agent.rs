@@ -8,7 +8,15 @@
 //! is [`AgentError::Evaluation`]: an evaluator that fails (a net's forward pass, a stopped
 //! inference service) is broken for every game that uses it, so the match stops with the error
 //! ([`AgentError::is_fatal`]) instead of scoring forfeits that say nothing about the agents.
+//!
+//! In a match on a clock ([`crate::TimeControl`]) the runner asks with [`Agent::choose_timed`]
+//! instead, handing over both clocks ([`MoveClock`]). The clock is the runner's: it times the
+//! call and flags the agent whatever the agent thinks it spent, so an agent that ignores the
+//! clock (the default method, which calls [`Agent::choose`]) still plays, at its own limits,
+//! and loses on time if they are too slow.
 
+use engine::Go;
+use engine::go::Clock;
 use std::fmt;
 
 /// A player: picks a move for game `G`.
@@ -32,6 +40,42 @@ pub trait Agent<G: game::Game>: Send {
     /// Whatever stops the agent from giving a legal move: a crash, a timeout, garbage, an illegal
     /// move. The caller forfeits the game for this agent.
     fn choose(&mut self, game: &G) -> Result<G::Move, AgentError>;
+
+    /// Picks a move as [`Agent::choose`] does, on the clock: `clock` holds the mover's time
+    /// left and the opponent's as the runner keeps them. The runner flags the agent if the call
+    /// takes longer than `clock.own.left`, so an agent that can budget its time should.
+    ///
+    /// The default ignores the clock and calls [`Agent::choose`] (the random agent; an agent
+    /// whose limits are simulations or nodes).
+    ///
+    /// # Errors
+    /// As [`Agent::choose`].
+    fn choose_timed(&mut self, game: &G, clock: &MoveClock) -> Result<G::Move, AgentError> {
+        let _ = clock;
+        self.choose(game)
+    }
+}
+
+/// The clocks when an agent is asked for a move, from the mover's view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MoveClock {
+    /// The mover's clock: the time it has for this move (and the rest of the game), and the
+    /// increment it gets after making it.
+    pub own: Clock,
+    /// The opponent's clock, as it stands.
+    pub other: Clock,
+    /// Moves until the next time control (`None`: the rest of the game is on this clock).
+    pub moves_to_go: Option<u32>,
+}
+
+impl MoveClock {
+    /// `go` on this clock: the clocks and moves to go replace those in `go`; its other limits
+    /// (depth, nodes, movetime) stay, so an agent with limits of its own plays to whichever
+    /// comes first.
+    #[must_use]
+    pub fn apply(&self, go: &Go) -> Go {
+        Go { own: Some(self.own), other: Some(self.other), moves_to_go: self.moves_to_go, ..go.clone() }
+    }
 }
 
 /// Why an agent gave no legal move.

@@ -12,6 +12,9 @@
 //!   parallel, results by the game layer's rules, forfeits for agents that fail, a game-length
 //!   cap, one record per game ([`record`]: PGN-style for xiangqi, PDN for draughts). An MCTS
 //!   agent whose evaluator fails stops the match with the error instead of forfeiting.
+//! - [`clock`]: matches on a clock ([`TimeControl`], `10+0.1`): the runner keeps both clocks,
+//!   agents see them as a [`MoveClock`] ([`Agent::choose_timed`]), and a flag that falls is a
+//!   loss on time, counted apart from other forfeits ([`Forfeits`]).
 //! - [`elo`]: the score, the Elo it implies and its 95% interval.
 //! - [`openings`]: reading openings files; the shipped ones are compiled in.
 //!
@@ -22,6 +25,7 @@
 
 mod agent;
 mod alphabeta_agent;
+pub mod clock;
 pub mod config;
 pub mod elo;
 mod engine_agent;
@@ -35,13 +39,17 @@ mod runner;
 pub mod spec;
 pub mod sprt;
 
-pub use agent::{Agent, AgentError};
+pub use agent::{Agent, AgentError, MoveClock};
 pub use alphabeta_agent::AlphaBetaAgent;
+pub use clock::{TimeControl, TimeControlError};
 pub use config::{ArenaConfig, GateKind};
 pub use elo::Score;
-pub use engine_agent::EngineAgent;
+pub use engine_agent::{CLOCK_GRACE, EngineAgent};
 pub use games::ArenaGame;
 pub use mcts_agent::{MctsAgent, NetSource, NoNets};
 pub use random::RandomAgent;
-pub use runner::{GameResult, MatchConfig, MatchError, MatchResult, build_agent, run_match, termination};
+pub use runner::{
+    Forfeit, ForfeitKind, Forfeits, GameResult, MatchConfig, MatchError, MatchResult, build_agent, run_match,
+    termination,
+};
 pub use spec::{AgentSpec, SpecError};

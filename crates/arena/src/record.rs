@@ -10,10 +10,11 @@
 //! [Black "random"]
 //! [Result "1-0"]                     (draughts: 2-0, 0-2, 1-1)
 //! [FEN "<start position>"]
-//! [Termination "checkmate"]
+//! [Termination "checkmate"]          (or "forfeit: WHY", "time forfeit: Red (NAME): took T ms
+//!                                     with L ms left", "draw by the game length cap (N plies)")
 //! [Format "WXF"]                     (draughts: [GameType "20"])
 //!
-//! 3. C2=5 H8+7 4. H2+3 ... {a comment, e.g. why a side forfeited} 1-0
+//! 3. C2=5 H8+7 4. H2+3 ... {a comment: a forfeit as the Termination tag says it} 1-0
 //! ```
 //!
 //! Moves are numbered from the FEN's move counter (xiangqi) or 1 (draughts); a game whose first

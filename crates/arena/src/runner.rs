@@ -12,6 +12,12 @@
 //! that fails to give a legal move (error, crash, timeout, garbage, illegal move) forfeits
 //! ([`WinReason::Forfeit`]) with the reason recorded.
 //!
+//! On a clock ([`MatchConfig::clock`], see [`crate::clock`]) each move is timed from the call to
+//! the agent to its answer, and a move that took longer than the mover's time left loses on time,
+//! whatever the answer was: also a forfeit by the rules' reckoning, but recorded apart
+//! ([`ForfeitKind::Time`], `Termination` "time forfeit: ...") from an agent's failure
+//! ([`ForfeitKind::Error`], "forfeit: ..."), and counted apart ([`MatchResult::forfeits`]).
+//!
 //! A failed evaluator is not a forfeit: an MCTS agent whose net cannot evaluate
 //! ([`AgentError::Evaluation`], see [`AgentError::is_fatal`]) would fail every game, and a
 //! score of forfeits would rate a broken backend as a weak player. The match stops with
@@ -20,6 +26,7 @@
 
 use crate::ArenaGame;
 use crate::agent::{Agent, AgentError};
+use crate::clock::{Flagged, GameClocks, TimeControl};
 use crate::elo::Score;
 use crate::mcts_agent::{MctsAgent, NetSource};
 use crate::record::{GameRecord, today};
@@ -30,7 +37,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How a match is run.
 #[derive(Clone, Debug)]
@@ -42,8 +49,12 @@ pub struct MatchConfig {
     pub first_game: usize,
     /// Games played at the same time, each on its own thread (default 1).
     pub concurrency: usize,
-    /// Time per move for agents whose spec sets no limit (default 100 ms).
+    /// Time per move for agents whose spec sets no limit (default 100 ms); on a clock, only for
+    /// agents that ignore it.
     pub movetime: Duration,
+    /// The clock both agents play on (default `None`: no clock, each move at the agent's limits
+    /// or `movetime`).
+    pub clock: Option<TimeControl>,
     /// A game reaching this many plies is adjudicated a draw (default 400).
     pub max_plies: usize,
     /// Seed for every random choice (default 1).
@@ -61,6 +72,7 @@ impl Default for MatchConfig {
             first_game: 0,
             concurrency: 1,
             movetime: Duration::from_millis(100),
+            clock: None,
             max_plies: 400,
             seed: 1,
             out_dir: None,
@@ -80,8 +92,8 @@ pub struct GameResult {
     pub a_side: Side,
     /// How it ended.
     pub outcome: Outcome,
-    /// Why a side forfeited, if one did.
-    pub forfeit: Option<String>,
+    /// Why a side lost outside the rules (on time, or its agent failed), if one did.
+    pub forfeit: Option<Forfeit>,
     /// Plies played from the opening position.
     pub plies: usize,
     /// The record (also written to the output directory, if any).
@@ -96,6 +108,44 @@ impl GameResult {
     }
 }
 
+/// How a side lost outside the rules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ForfeitKind {
+    /// Its agent gave no legal move: it could not start, crashed, hung, sent garbage or an
+    /// illegal move.
+    Error,
+    /// Its move took longer than its time left.
+    Time,
+}
+
+impl ForfeitKind {
+    /// How the record's `Termination` tag and comment name it: `forfeit`, `time forfeit`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            ForfeitKind::Error => "forfeit",
+            ForfeitKind::Time => "time forfeit",
+        }
+    }
+}
+
+/// Why a side forfeited a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit {
+    /// On time, or its agent failed.
+    pub kind: ForfeitKind,
+    /// In words, naming the side and its agent: `Black (Fake hang): engine ... sent no
+    /// 'bestmove' within 400 ms`, `Red (alphabeta): took 1203 ms with 1000 ms left`.
+    pub reason: String,
+}
+
+impl fmt::Display for Forfeit {
+    /// `forfeit: REASON` or `time forfeit: REASON`, as the record writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.label(), self.reason)
+    }
+}
+
 /// A finished match.
 #[derive(Clone, Debug)]
 pub struct MatchResult {
@@ -103,6 +153,45 @@ pub struct MatchResult {
     pub score: Score,
     /// Every game, by number.
     pub games: Vec<GameResult>,
+}
+
+impl MatchResult {
+    /// The games each agent forfeited, on time and otherwise.
+    #[must_use]
+    pub fn forfeits(&self) -> Forfeits {
+        let mut forfeits = Forfeits::default();
+        for game in &self.games {
+            let (Some(forfeit), Some(winner)) = (&game.forfeit, game.outcome.winner()) else { continue };
+            // The loser: 0 for A, 1 for B.
+            let loser = usize::from(winner == game.a_side);
+            match forfeit.kind {
+                ForfeitKind::Time => forfeits.time[loser] += 1,
+                ForfeitKind::Error => forfeits.error[loser] += 1,
+            }
+        }
+        forfeits
+    }
+}
+
+/// The games of a match each agent forfeited (index 0: A, 1: B).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forfeits {
+    /// Lost on time ([`ForfeitKind::Time`]).
+    pub time: [usize; 2],
+    /// Lost because the agent failed ([`ForfeitKind::Error`]: a protocol error, a crash, a
+    /// hang past its timeout, an illegal move, an agent that could not start).
+    pub error: [usize; 2],
+}
+
+impl fmt::Display for Forfeits {
+    /// `time losses: A 0, B 1; error forfeits: A 0, B 0`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "time losses: A {}, B {}; error forfeits: A {}, B {}",
+            self.time[0], self.time[1], self.error[0], self.error[1]
+        )
+    }
 }
 
 /// Why a match could not be played.
@@ -196,7 +285,7 @@ fn agent_seed(match_seed: u64, index: usize, slot: u64) -> u64 {
 
 /// How a game ended, in words, for the `Termination` tag.
 #[must_use]
-pub fn termination(outcome: Outcome, forfeit: Option<&str>, max_plies: usize) -> String {
+pub fn termination(outcome: Outcome, forfeit: Option<&Forfeit>, max_plies: usize) -> String {
     match outcome {
         Outcome::Win { reason, .. } => match reason {
             WinReason::Checkmate => "checkmate".to_string(),
@@ -205,7 +294,7 @@ pub fn termination(outcome: Outcome, forfeit: Option<&str>, max_plies: usize) ->
             WinReason::PerpetualCheck => "perpetual check".to_string(),
             WinReason::PerpetualChase => "perpetual chase".to_string(),
             WinReason::Resignation => "resignation".to_string(),
-            WinReason::Forfeit => format!("forfeit: {}", forfeit.unwrap_or("no reason given")),
+            WinReason::Forfeit => forfeit.map_or_else(|| "forfeit: no reason given".to_string(), Forfeit::to_string),
             WinReason::Adjudication => "adjudication".to_string(),
         },
         Outcome::Draw(reason) => match reason {
@@ -223,7 +312,7 @@ pub fn termination(outcome: Outcome, forfeit: Option<&str>, max_plies: usize) ->
 /// A game as played, before it becomes a record.
 struct Played {
     outcome: Outcome,
-    forfeit: Option<String>,
+    forfeit: Option<Forfeit>,
     moves: Vec<String>,
     names: [String; 2],
 }
@@ -237,7 +326,8 @@ enum Unfinished {
 }
 
 /// Plays one game from `start` between `agents`, by colour (`Side::First`'s agent first; an
-/// agent that could not be built forfeits at once), until it ends or `stop` is raised.
+/// agent that could not be built forfeits at once), on `clock` if given, until it ends or
+/// `stop` is raised.
 ///
 /// # Errors
 /// [`Unfinished`]: the game has no result.
@@ -246,13 +336,20 @@ fn play_game<G: ArenaGame>(
     mut agents: [Result<Box<dyn Agent<G>>, AgentError>; 2],
     specs: [&str; 2],
     max_plies: usize,
+    clock: Option<&TimeControl>,
     stop: &AtomicBool,
 ) -> Result<Played, Unfinished> {
     let names = [0, 1].map(|i| agents[i].as_ref().map_or_else(|_| specs[i].to_string(), |a| a.name()));
-    let forfeit = |side: Side, error: &AgentError| {
-        let reason = format!("{} ({}): {error}", G::SIDE_NAMES[side.index()], names[side.index()]);
-        (Outcome::Win { winner: !side, reason: WinReason::Forfeit }, Some(reason))
+    let lose = |side: Side, kind: ForfeitKind, why: String| {
+        let reason = format!("{} ({}): {why}", G::SIDE_NAMES[side.index()], names[side.index()]);
+        (Outcome::Win { winner: !side, reason: WinReason::Forfeit }, Some(Forfeit { kind, reason }))
     };
+    let forfeit = |side: Side, error: &AgentError| lose(side, ForfeitKind::Error, error.to_string());
+    let flagged = |side: Side, Flagged { took, left }: Flagged| {
+        let why = format!("took {} ms with {} ms left", took.as_millis(), left.as_millis());
+        lose(side, ForfeitKind::Time, why)
+    };
+    let mut clocks = clock.map(GameClocks::new);
     let mut game = start.clone();
     let mut moves = Vec::new();
     let mut end = None;
@@ -289,7 +386,22 @@ fn play_game<G: ArenaGame>(
         let Ok(agent) = &mut agents[side.index()] else {
             unreachable!("an agent that failed to build forfeited before the first move");
         };
-        match agent.choose(&game) {
+        let asked = Instant::now();
+        let choice = match &clocks {
+            Some(clocks) => agent.choose_timed(&game, &clocks.for_move(side)),
+            None => agent.choose(&game),
+        };
+        let took = asked.elapsed();
+        let choice = match choice {
+            Err(e) if e.is_fatal() => return Err(Unfinished::Fatal(side, e)),
+            choice => choice,
+        };
+        // The flag falls first: a move (or a failure) after the time is up is a loss on time.
+        if let Some(Err(flag)) = clocks.as_mut().map(|c| c.charge(side, took)) {
+            end = Some(flagged(side, flag));
+            continue;
+        }
+        match choice {
             Ok(mv) if game.legal_moves().as_ref().contains(&mv) => {
                 moves.push(game.record_move(mv));
                 game.play_unchecked(mv);
@@ -302,7 +414,6 @@ fn play_game<G: ArenaGame>(
                 };
                 end = Some(forfeit(side, &e));
             }
-            Err(e) if e.is_fatal() => return Err(Unfinished::Fatal(side, e)),
             Err(e) => end = Some(forfeit(side, &e)),
         }
     };
@@ -337,7 +448,7 @@ fn play_numbered<G: ArenaGame>(
     } else {
         ([agent_b, agent_a], [b.text.as_str(), a.text.as_str()])
     };
-    let played = match play_game(start, agents, specs, config.max_plies, stop) {
+    let played = match play_game(start, agents, specs, config.max_plies, config.clock.as_ref(), stop) {
         Ok(played) => played,
         Err(Unfinished::Stopped) => return Ok(None),
         Err(Unfinished::Fatal(side, source)) => {
@@ -357,9 +468,9 @@ fn play_numbered<G: ArenaGame>(
         first_to_move: start.side_to_move(),
         first_move_number: G::first_move_number(&fen),
         fen,
-        termination: termination(played.outcome, played.forfeit.as_deref(), config.max_plies),
+        termination: termination(played.outcome, played.forfeit.as_ref(), config.max_plies),
         extra_tags: G::extra_tags().iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect(),
-        comment: played.forfeit.as_ref().map(|r| format!("forfeit: {r}")),
+        comment: played.forfeit.as_ref().map(Forfeit::to_string),
         moves: played.moves,
     };
     Ok(Some(GameResult {
@@ -488,4 +599,227 @@ pub fn run_match<G: ArenaGame>(
     }
     results.sort_by_key(|r| r.index);
     Ok(Some(MatchResult { score, games: results }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::MoveClock;
+    use std::sync::{Arc, Mutex};
+
+    /// Never raised: these games play to the end.
+    static GO: AtomicBool = AtomicBool::new(false);
+
+    /// One request to a [`Fake`]: who was asked, the clock it was shown (`None`: untimed) and
+    /// how long it took by its own watch.
+    #[derive(Clone, Debug)]
+    struct Asked {
+        side: Side,
+        clock: Option<MoveClock>,
+        took: Duration,
+    }
+
+    /// An agent that plays after thinking `think` (its `n`th move the `7n`th legal one, so that
+    /// the games do not repeat), except on its move
+    /// number `overstep` (from 1), where it thinks its whole time left and a little more, and
+    /// then fails instead if `fail` is set. Every request goes to `log`.
+    struct Fake {
+        side: Side,
+        think: Duration,
+        overstep: Option<usize>,
+        fail: bool,
+        log: Arc<Mutex<Vec<Asked>>>,
+    }
+
+    impl Fake {
+        fn new(side: Side, think_ms: u64, log: &Arc<Mutex<Vec<Asked>>>) -> Fake {
+            Fake { side, think: Duration::from_millis(think_ms), overstep: None, fail: false, log: Arc::clone(log) }
+        }
+
+        fn play(&mut self, game: &xiangqi::Game, clock: Option<MoveClock>) -> Result<xiangqi::Move, AgentError> {
+            let started = Instant::now();
+            let mut log = self.log.lock().expect("log");
+            let number = log.iter().filter(|a| a.side == self.side).count() + 1;
+            let late = self.overstep == Some(number);
+            let think = match clock {
+                Some(c) if late => c.own.left + Duration::from_millis(30),
+                _ => self.think,
+            };
+            std::thread::sleep(think);
+            log.push(Asked { side: self.side, clock, took: started.elapsed() });
+            if late && self.fail {
+                return Err(AgentError::NoMove { agent: "fake".to_string() });
+            }
+            let moves = game.legal_moves();
+            let moves = moves.as_ref();
+            if moves.is_empty() {
+                return Err(AgentError::NoMove { agent: "fake".to_string() });
+            }
+            Ok(moves[(7 * number) % moves.len()])
+        }
+    }
+
+    impl Agent<xiangqi::Game> for Fake {
+        fn name(&self) -> String {
+            "fake".to_string()
+        }
+
+        fn new_game(&mut self) -> Result<(), AgentError> {
+            Ok(())
+        }
+
+        fn choose(&mut self, game: &xiangqi::Game) -> Result<xiangqi::Move, AgentError> {
+            self.play(game, None)
+        }
+
+        fn choose_timed(&mut self, game: &xiangqi::Game, clock: &MoveClock) -> Result<xiangqi::Move, AgentError> {
+            self.play(game, Some(*clock))
+        }
+    }
+
+    /// Plays `red` against `black` from the start position, `max_plies` at most, on `tc`.
+    fn play(red: Fake, black: Fake, max_plies: usize, tc: Option<&str>) -> Played {
+        let tc: Option<TimeControl> = tc.map(|t| t.parse().expect("a time control"));
+        let agents: [Result<Box<dyn Agent<xiangqi::Game>>, AgentError>; 2] = [Ok(Box::new(red)), Ok(Box::new(black))];
+        let played = play_game(&xiangqi::Game::new(), agents, ["red", "black"], max_plies, tc.as_ref(), &GO);
+        played.unwrap_or_else(|_| panic!("the game has a result"))
+    }
+
+    fn log() -> Arc<Mutex<Vec<Asked>>> {
+        Arc::new(Mutex::new(Vec::new()))
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn an_agent_slower_than_its_clock_loses_on_time() {
+        let log = log();
+        let played = play(Fake::new(Side::First, 150, &log), Fake::new(Side::Second, 0, &log), 20, Some("0.1+0.05"));
+        assert_eq!(played.outcome, Outcome::Win { winner: Side::Second, reason: WinReason::Forfeit });
+        let forfeit = played.forfeit.clone().expect("a reason");
+        assert_eq!(forfeit.kind, ForfeitKind::Time);
+        let took =
+            forfeit.reason.strip_prefix("Red (fake): took ").and_then(|r| r.strip_suffix(" ms with 100 ms left"));
+        let took: u64 = took.and_then(|t| t.parse().ok()).unwrap_or_else(|| panic!("{}", forfeit.reason));
+        assert!(took >= 150, "{}", forfeit.reason);
+        assert!(played.moves.is_empty(), "the late move is not played: {:?}", played.moves);
+        let text = termination(played.outcome, played.forfeit.as_ref(), 20);
+        assert_eq!(text, format!("time forfeit: {}", forfeit.reason));
+    }
+
+    #[test]
+    fn the_flag_falls_on_the_move_that_oversteps_even_if_the_agent_fails() {
+        for fail in [false, true] {
+            let log = log();
+            let mut black = Fake::new(Side::Second, 5, &log);
+            (black.overstep, black.fail) = (Some(3), fail);
+            let played = play(Fake::new(Side::First, 5, &log), black, 40, Some("1+0.01"));
+            let forfeit = played.forfeit.expect("a reason");
+            assert_eq!(played.outcome, Outcome::Win { winner: Side::First, reason: WinReason::Forfeit }, "{forfeit:?}");
+            assert_eq!(forfeit.kind, ForfeitKind::Time, "{fail}: {}", forfeit.reason);
+            assert!(forfeit.reason.starts_with("Black (fake): took "), "{}", forfeit.reason);
+            // Red's three moves and Black's two: the third was too late to count.
+            assert_eq!(played.moves.len(), 5, "{fail}");
+        }
+    }
+
+    #[test]
+    fn a_failure_in_time_is_an_error_forfeit() {
+        let log = log();
+        let mut black = Fake::new(Side::Second, 5, &log);
+        (black.overstep, black.fail) = (Some(2), true);
+        // Untimed, "overstepping" is an ordinary think, and the failure an ordinary forfeit.
+        let played = play(Fake::new(Side::First, 0, &log), black, 40, None);
+        let forfeit = played.forfeit.expect("a reason");
+        assert_eq!(forfeit.kind, ForfeitKind::Error, "{}", forfeit.reason);
+        assert_eq!(forfeit.reason, "Black (fake): 'fake' gave no move in a game that is not over");
+        assert_eq!(played.moves.len(), 3);
+    }
+
+    #[test]
+    fn clocks_count_down_by_the_time_taken_and_up_by_the_increment() {
+        let log = log();
+        let played = play(Fake::new(Side::First, 10, &log), Fake::new(Side::Second, 20, &log), 12, Some("1+1"));
+        assert_eq!((played.outcome, played.forfeit), (Outcome::Draw(DrawReason::Cap), None));
+        let asked = log.lock().expect("log").clone();
+        assert_eq!(asked.len(), 12);
+        let clocks: Vec<MoveClock> = asked.iter().map(|a| a.clock.expect("asked on the clock")).collect();
+        let start = engine::go::Clock { left: ms(1000), increment: ms(1000) };
+        assert_eq!((clocks[0].own, clocks[0].other, clocks[0].moves_to_go), (start, start, None));
+        assert_eq!(clocks[1].own, start, "Black's clock does not run while Red thinks");
+        for i in 0..asked.len() - 1 {
+            assert_eq!(asked[i].side, !asked[i + 1].side);
+            // What the mover saw of its opponent's clock is what the opponent sees next.
+            assert_eq!(clocks[i].other, clocks[i + 1].own, "move {i}");
+        }
+        for i in 0..asked.len() - 2 {
+            // The runner charged what the move took by its watch, from the call to the answer
+            // (at least what the agent measured inside, and not much more), and gave the
+            // increment back: without it the charge would look a whole second longer.
+            let charged = clocks[i].own.left + ms(1000) - clocks[i + 2].own.left;
+            assert!(charged >= asked[i].took, "move {i}: charged {charged:?}, took {:?}", asked[i].took);
+            assert!(charged < asked[i].took + ms(500), "move {i}: charged {charged:?}, took {:?}", asked[i].took);
+        }
+    }
+
+    #[test]
+    fn without_a_clock_agents_are_asked_untimed_and_never_flagged() {
+        let log = log();
+        let played = play(Fake::new(Side::First, 30, &log), Fake::new(Side::Second, 0, &log), 6, None);
+        assert_eq!((played.outcome, played.forfeit), (Outcome::Draw(DrawReason::Cap), None));
+        assert!(log.lock().expect("log").iter().all(|a| a.clock.is_none()));
+    }
+
+    #[test]
+    fn agents_that_ignore_the_clock_still_play_on_it() {
+        let agents: [Result<Box<dyn Agent<xiangqi::Game>>, AgentError>; 2] =
+            [Ok(Box::new(RandomAgent::new(1))), Ok(Box::new(RandomAgent::new(2)))];
+        let tc: TimeControl = "5".parse().expect("a time control");
+        let played = play_game(&xiangqi::Game::new(), agents, ["a", "b"], 30, Some(&tc), &GO)
+            .unwrap_or_else(|_| panic!("the game has a result"));
+        assert_eq!((played.outcome, played.forfeit, played.moves.len()), (Outcome::Draw(DrawReason::Cap), None, 30));
+    }
+
+    #[test]
+    fn forfeits_are_counted_by_kind_and_agent() {
+        let game = |a_side: Side, winner: Side, kind: Option<ForfeitKind>| {
+            let reason = if kind.is_some() { WinReason::Forfeit } else { WinReason::Checkmate };
+            let outcome = Outcome::Win { winner, reason };
+            let forfeit = kind.map(|kind| Forfeit { kind, reason: "why".to_string() });
+            let record = GameRecord {
+                event: String::new(),
+                site: String::new(),
+                date: String::new(),
+                round: 1,
+                side_names: ["Red", "Black"],
+                players: [String::new(), String::new()],
+                result: String::new(),
+                fen: String::new(),
+                first_to_move: Side::First,
+                first_move_number: 1,
+                moves: Vec::new(),
+                termination: String::new(),
+                extra_tags: Vec::new(),
+                comment: None,
+            };
+            GameResult { index: 0, opening: 0, a_side, outcome, forfeit, plies: 0, record }
+        };
+        let result = MatchResult {
+            score: Score::default(),
+            games: vec![
+                // B (Black) lost on time, twice; A lost on time once, as Black.
+                game(Side::First, Side::First, Some(ForfeitKind::Time)),
+                game(Side::Second, Side::Second, Some(ForfeitKind::Time)),
+                game(Side::First, Side::Second, Some(ForfeitKind::Time)),
+                // A crashed once; a checkmate is no forfeit.
+                game(Side::Second, Side::First, Some(ForfeitKind::Error)),
+                game(Side::First, Side::First, None),
+            ],
+        };
+        let forfeits = result.forfeits();
+        assert_eq!(forfeits, Forfeits { time: [1, 2], error: [1, 0] });
+        assert_eq!(forfeits.to_string(), "time losses: A 1, B 2; error forfeits: A 1, B 0");
+    }
 }

@@ -4,7 +4,8 @@
 //! ```text
 //! random                                  uniform over the legal moves, seeded by the match
 //! alphabeta[:OPT,...]                     our alpha-beta engine, in process
-//!     depth=N  movetime=MS  nodes=N       limits (any combination; none: the match's movetime)
+//!     depth=N  movetime=MS  nodes=N       limits (any combination; none: the match's movetime,
+//!                                         or on a clock the clock alone)
 //!     hash=MB (16)  book=true|false (false)
 //! uci:PROGRAM [ARG...][,OPT,...]          an external UCI xiangqi engine
 //! mcts[:OPT,...]                          PUCT search, in process
@@ -14,9 +15,11 @@
 //!     reuse=true|false (true)             keep the subtree of the moves played since the
 //!                                         last move (its visits count towards sims)
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
-//!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime)
+//!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime; on a
+//!                                         clock, the clocks are sent as well or instead)
 //!     timeout=MS                          how long to wait for a move before forfeiting
-//!                                         (default: twice the movetime plus 3 s, 60 s for depth/nodes)
+//!                                         (default: twice the movetime plus 3 s, 60 s for depth/nodes;
+//!                                         on a clock the time left plus 0.5 s, or this if shorter)
 //!     ranks=0-9|1-10                      uci only: rank numbering (default: 1-10 for an engine
 //!                                         calling itself Fairy-Stockfish, else 0-9)
 //!     Name=value                          any other option goes to the engine as is

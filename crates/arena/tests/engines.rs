@@ -1,15 +1,16 @@
 //! External engines through the protocols: short games against Fairy-Stockfish (UCI) and
 //! dame-rs (Hub, through `scripts/dame-hub`), and fake engines that crash, hang, send garbage or
-//! illegal moves, which must forfeit the game and let the match go on.
+//! illegal moves, which must forfeit the game and let the match go on; on a clock, engines that
+//! are told the clocks, play within them, or are flagged when too slow.
 //!
 //! The real engines are skipped when missing, except under `CI=true`, where a missing engine
 //! fails the test. Every wait has a timeout: no test here can hang.
 
-use arena::{AgentSpec, ArenaGame, MatchConfig, MatchResult, run_match};
+use arena::{AgentSpec, ArenaGame, CLOCK_GRACE, ForfeitKind, MatchConfig, MatchResult, TimeControl, run_match};
 use game::WinReason;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
 
@@ -60,6 +61,30 @@ fn uci_games_against_fairy_stockfish() {
     assert_eq!(result.score.games(), 2);
 }
 
+fn tc(text: &str) -> Option<TimeControl> {
+    Some(text.parse().unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn fairy_stockfish_plays_on_a_clock() {
+    if !available(Path::new(FAIRY_STOCKFISH).exists(), FAIRY_STOCKFISH) {
+        return;
+    }
+    // A default movetime far beyond the clock: only the clock can keep these games in time.
+    // The runner allows no margin, so Fairy-Stockfish keeps 100 ms in hand for a busy machine.
+    let config = MatchConfig {
+        games: 2,
+        max_plies: 16,
+        movetime: Duration::from_secs(5),
+        clock: tc("0.3+0.05"),
+        ..MatchConfig::default()
+    };
+    let fairy = format!("uci:{FAIRY_STOCKFISH},Hash=8,Move Overhead=100");
+    let result = play::<xiangqi::Game>("alphabeta", &fairy, &config);
+    assert_no_forfeits(&result);
+    assert_eq!(result.forfeits(), arena::Forfeits::default());
+}
+
 #[test]
 fn hub_games_against_dame() {
     let root = repo_root();
@@ -96,8 +121,13 @@ fn fake_engine(test: &str, name: &str, script: &str) -> String {
 
 /// A UCI engine that answers the handshake and then misbehaves on `go` as `on_go` says.
 fn fake_uci(name: &str, on_go: &str) -> String {
+    fake_uci_for("uci", name, on_go)
+}
+
+/// [`fake_uci`] in test `test`'s own directory, for tests that run beside the others.
+fn fake_uci_for(test: &str, name: &str, on_go: &str) -> String {
     fake_engine(
-        "uci",
+        test,
         name,
         &format!(
             "while read -r line; do\n  case \"$line\" in\n    uci) echo 'id name Fake {name}'; echo uciok ;;\n    \
@@ -117,9 +147,10 @@ fn forfeits_of(result: &MatchResult, b_spec: &str) -> Vec<String> {
                 g.index + 1,
                 g.outcome
             );
-            let reason = g.forfeit.clone().expect("a reason");
+            let forfeit = g.forfeit.clone().expect("a reason");
+            assert_eq!(forfeit.kind, ForfeitKind::Error, "{b_spec}: {}", forfeit.reason);
             assert!(g.record.termination.starts_with("forfeit: "), "{}", g.record.termination);
-            reason
+            forfeit.reason
         })
         .collect()
 }
@@ -176,4 +207,80 @@ fn misbehaving_hub_engines_forfeit() {
         }
     }
     remove_fakes("hub");
+}
+
+/// The forfeit reasons of a match in which B is meant to lose every game on time.
+fn time_losses_of(result: &MatchResult, b_spec: &str) -> Vec<String> {
+    assert_eq!(result.forfeits().time, [0, result.games.len()], "{b_spec}: {:?}", result.games);
+    result
+        .games
+        .iter()
+        .map(|g| {
+            let forfeit = g.forfeit.clone().expect("a reason");
+            assert_eq!(forfeit.kind, ForfeitKind::Time, "{b_spec}: {}", forfeit.reason);
+            assert!(g.record.termination.starts_with("time forfeit: "), "{}", g.record.termination);
+            assert_eq!(g.record.comment.as_deref(), Some(g.record.termination.as_str()));
+            forfeit.reason
+        })
+        .collect()
+}
+
+#[test]
+fn engines_are_told_the_clocks_by_colour() {
+    // The fake prints the `go` it got to its standard error and exits; the forfeit's reason
+    // carries its last lines.
+    let b = format!("uci:{}", fake_uci_for("uci-clocks", "echo", "echo \"$line\" >&2; exit 3"));
+    let config = MatchConfig { games: 2, clock: tc("0.3+0.05"), ..MatchConfig::default() };
+    let result = play::<xiangqi::Game>("random", &b, &config);
+    for reason in forfeits_of(&result, &b) {
+        // B's first move, on its full clock; A's clock is whatever A left on it.
+        assert!(reason.contains("stderr: go wtime "), "{reason}");
+        assert!(reason.contains(" winc 50 btime ") && reason.ends_with(" binc 50)"), "{reason}");
+        assert!(reason.contains("wtime 300 ") || reason.contains("btime 300 "), "{reason}");
+        assert!(!reason.contains("movetime"), "{reason}");
+    }
+    remove_fakes("uci-clocks");
+}
+
+#[test]
+fn engines_too_slow_for_their_clock_lose_on_time() {
+    // The late engine's move is not even legal: the flag falls first.
+    let late = format!("uci:{}", fake_uci_for("uci-slow", "late", "sleep 0.4; echo 'bestmove a0a9'"));
+    let config = MatchConfig { games: 2, clock: tc("0.2"), ..MatchConfig::default() };
+    for reason in time_losses_of(&play::<xiangqi::Game>("random", &late, &config), &late) {
+        assert!(reason.contains("(Fake late): took ") && reason.ends_with(" ms with 200 ms left"), "{reason}");
+    }
+    // A hung engine is waited for its time left and a grace, not the movetime's timeout (here
+    // 2 x 2 s + 3 s).
+    let hang = format!("uci:{}", fake_uci_for("uci-slow", "hang", ":"));
+    let config = MatchConfig { games: 2, movetime: Duration::from_secs(2), clock: tc("0.2"), ..MatchConfig::default() };
+    let started = Instant::now();
+    let result = play::<xiangqi::Game>("random", &hang, &config);
+    let took = started.elapsed();
+    for reason in time_losses_of(&result, &hang) {
+        assert!(reason.contains("(Fake hang): took ") && reason.ends_with(" ms with 200 ms left"), "{reason}");
+    }
+    let most = (Duration::from_millis(200) + CLOCK_GRACE) * 2 + Duration::from_secs(2);
+    assert!(took < most, "two games took {took:?}, more than {most:?}");
+    remove_fakes("uci-slow");
+}
+
+#[test]
+fn hub_engines_too_slow_for_their_clock_lose_on_time() {
+    let b = format!(
+        "hub:{}",
+        fake_engine(
+            "hub-late",
+            "late",
+            "while read -r line; do\n  case \"$line\" in\n    hub) echo 'id name=fake-late'; echo wait ;;\n    \
+             init) echo ready ;;\n    ping) echo pong ;;\n    go*) sleep 0.4; echo 'done move=1-50' ;;\n    \
+             quit) exit 0 ;;\n  esac\ndone\n",
+        )
+    );
+    let config = MatchConfig { games: 2, clock: tc("0.2+0.1"), ..MatchConfig::default() };
+    for reason in time_losses_of(&play::<draughts::Game>("random", &b, &config), &b) {
+        assert!(reason.starts_with("Black (fake-late): took ") || reason.starts_with("White (fake-late): took "));
+        assert!(reason.ends_with(" ms with 200 ms left"), "{reason}");
+    }
+    remove_fakes("hub-late");
 }

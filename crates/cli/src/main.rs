@@ -105,8 +105,9 @@ enum Command {
     /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net; without ckpt the rules alone),
     /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
     /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
-    /// forfeits that game. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view,
-    /// 95% interval).
+    /// forfeits that game. With --tc BASE+INC both play on a clock, and a side whose time runs
+    /// out loses on time. Before the score comes `time losses: A n, B n; error forfeits: A n,
+    /// B n`. The last line is `score: W-D-L <pct>% elo <E> +/- <C>` (A's view, 95% interval).
     Match(Box<match_cmd::MatchArgs>),
     /// Play a game yourself against a checkpoint, the alpha-beta engine or any other agent.
     ///

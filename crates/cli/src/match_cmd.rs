@@ -1,10 +1,10 @@
 //! `qizero match`: agent A against agent B, with a progress bar and the score, Elo and its 95%
-//! interval from A's side. The match itself is `arena::run_match`; this module reads the
-//! arguments and the openings file and reports.
+//! interval from A's side, on a clock if asked (`--tc 10+0.1`). The match itself is
+//! `arena::run_match`; this module reads the arguments and the openings file and reports.
 
 use crate::GameName;
 use anyhow::{Context, Result};
-use arena::{AgentSpec, ArenaGame, GameResult, MatchConfig, Score};
+use arena::{AgentSpec, ArenaGame, GameResult, MatchConfig, Score, TimeControl};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -33,9 +33,18 @@ pub struct MatchArgs {
     /// Games played at once, each on its own thread (default: the number of CPUs).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     concurrency: Option<u64>,
-    /// Milliseconds per move for agents whose spec sets no limit of its own.
+    /// Milliseconds per move for agents whose spec sets no limit of its own (with --tc, only
+    /// for agents that do not play to the clock).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     movetime: u64,
+    /// Play on a clock: BASE seconds per game for each side, INC seconds added after each move
+    /// (10+0.1, 60, 0.5+0.05; at most 3 decimals). A move that takes longer than the time left
+    /// loses the game on time. Alpha-beta, UCI and Hub agents are told both clocks and budget
+    /// their time (limits in their spec still apply, --movetime does not); random and MCTS
+    /// agents play at their own limits and are flagged if those are too slow. Without it, no
+    /// clock.
+    #[arg(long, value_name = "BASE+INC")]
+    tc: Option<TimeControl>,
     /// A game reaching this many plies is adjudicated a draw.
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
     max_plies: u64,
@@ -78,21 +87,25 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
         first_game: 0,
         concurrency: args.concurrency.map_or(cpus, |c| c as usize),
         movetime: Duration::from_millis(args.movetime),
+        clock: args.tc,
         max_plies: args.max_plies as usize,
         seed: args.seed,
         out_dir: args.out.clone(),
         event: format!("qizero match: {} vs {}", args.a, args.b),
     };
+    let pace = match &args.tc {
+        Some(tc) => format!("a clock of {tc} s each"),
+        None => format!("{} ms per move by default", args.movetime),
+    };
     println!(
         "match: {} game(s) of {} between A = {} and B = {}; {} opening(s) from {source}; \
-         {} at once; {} ms per move by default; draw at {} plies",
+         {} at once; {pace}; draw at {} plies",
         config.games,
         G::NAME,
         args.a,
         args.b,
         openings.len(),
         config.concurrency.min(config.games),
-        args.movetime,
         config.max_plies,
     );
 
@@ -129,6 +142,8 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
         plies as f64 / result.games.len().max(1) as f64,
         endings.join(", ")
     );
+    // Always printed, on a clock or not: "no forfeits" is part of the result.
+    println!("{}", result.forfeits());
     if let Some(dir) = &args.out {
         println!("records: {}/{}-NNNN.{}", dir.display(), G::NAME, G::RECORD_EXTENSION);
     }

@@ -1,6 +1,6 @@
 //! End-to-end runs of `qizero match`: the built binary, its summary line and records, with our
 //! own `qizero uci` and `qizero hub` as external engines (the UCI and Hub agents against the
-//! engines we ship), and its errors for bad specs.
+//! engines we ship), matches on a clock (`--tc`), and its errors for bad specs and time controls.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -117,4 +117,108 @@ fn bad_specs_are_clear_errors() {
         qizero(&["match", "--game", "draughts", "--a", "random", "--b", "uci:/usr/games/fairy-stockfish"]);
     assert!(!ok);
     assert!(stderr.contains("--b: uci agents do not play draughts"), "{stderr}");
+}
+
+/// The `time losses: ...; error forfeits: ...` line of a match's output.
+fn forfeits_line(stdout: &str) -> &str {
+    stdout.lines().find(|l| l.starts_with("time losses: ")).unwrap_or_else(|| panic!("no forfeits line: {stdout}"))
+}
+
+#[test]
+fn our_engine_plays_on_a_clock_without_losing_on_time() {
+    // `qizero uci` (told the clocks by colour) against the alpha-beta agent in process (told
+    // them as limits); a default movetime far beyond the clock: only the clock keeps these
+    // games in time. The Hub side of the clock is the fake engines' in the arena's tests.
+    let spec = format!("uci:{} uci", env!("CARGO_BIN_EXE_qizero"));
+    let (ok, stdout, stderr) = qizero(&[
+        "match",
+        "--game",
+        "xiangqi",
+        "--a",
+        &spec,
+        "--b",
+        "alphabeta",
+        "--games",
+        "2",
+        "--tc",
+        "1+0.05",
+        "--movetime",
+        "5000",
+        "--max-plies",
+        "16",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("; a clock of 1+0.05 s each; "), "{stdout}");
+    assert_eq!(forfeits_line(&stdout), "time losses: A 0, B 0; error forfeits: A 0, B 0", "{stderr}");
+    let (w, d, l) = score_line(stdout.lines().last().expect("output"));
+    assert_eq!(w + d + l, 2);
+}
+
+#[test]
+fn an_engine_too_slow_for_the_clock_loses_on_time_and_is_counted() {
+    let dir = temp_dir("slow-engine");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("slow.sh");
+    std::fs::write(
+        &script,
+        "while read -r line; do\n  case \"$line\" in\n    uci) echo 'id name Slow'; echo uciok ;;\n    \
+         isready) echo readyok ;;\n    go*) sleep 0.3; echo 'bestmove a0a9' ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .expect("write the fake engine");
+    let b = format!("uci:bash {}", script.display());
+    let records = dir.join("records");
+    let (ok, stdout, stderr) = qizero(&[
+        "match",
+        "--game",
+        "xiangqi",
+        "--a",
+        "random",
+        "--b",
+        &b,
+        "--games",
+        "2",
+        "--tc",
+        "0.1",
+        "--out",
+        records.to_str().expect("utf-8 path"),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(forfeits_line(&stdout), "time losses: A 0, B 2; error forfeits: A 0, B 0", "{stdout}");
+    assert!(stdout.contains("endings: time forfeit 2"), "{stdout}");
+    assert_eq!(score_line(stdout.lines().last().expect("output")), (2, 0, 0), "{stdout}");
+    for n in 1..=2 {
+        let record = std::fs::read_to_string(records.join(format!("xiangqi-{n:04}.pgn"))).expect("record");
+        assert!(record.contains("[Termination \"time forfeit: "), "{record}");
+        assert!(record.contains(" (Slow): took ") && record.contains(" ms with 100 ms left"), "{record}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_time_controls_are_clear_errors() {
+    for (tc, why) in [
+        ("abc", "base: \"abc\" is not a number of seconds"),
+        ("0", "the base time must be more than zero"),
+        ("1.0001", "more than 3 decimals"),
+    ] {
+        let (ok, _, stderr) = qizero(&["match", "--game", "xiangqi", "--a", "random", "--b", "random", "--tc", tc]);
+        assert!(!ok, "{tc}");
+        assert!(stderr.contains(&format!("invalid value '{tc}' for '--tc <BASE+INC>'")), "{tc}: {stderr}");
+        assert!(stderr.contains(why), "{tc}: {stderr}");
+        assert!(stderr.contains("expected BASE+INC in seconds (at most 3 decimals), e.g. 10+0.1"), "{tc}: {stderr}");
+    }
+    let (ok, stdout, _) = qizero(&["match", "--help"]);
+    assert!(ok);
+    assert!(stdout.contains("--tc <BASE+INC>") && stdout.contains("loses the game on time"), "{stdout}");
+}
+
+#[test]
+fn an_untimed_match_reports_no_forfeits() {
+    let (ok, stdout, stderr) =
+        qizero(&["match", "--game", "draughts", "--a", "random", "--b", "random", "--max-plies", "10"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("; 100 ms per move by default; "), "{stdout}");
+    assert_eq!(forfeits_line(&stdout), "time losses: A 0, B 0; error forfeits: A 0, B 0");
 }

@@ -392,6 +392,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 first_game: score.games() as usize,
                 concurrency: c.concurrency,
                 movetime: Duration::from_millis(c.movetime_ms),
+                clock: None,
                 max_plies: c.max_plies,
                 seed: match_seed(self.config.seed, &a.text, &b.text),
                 out_dir: Some(self.run.resolve(&records)),

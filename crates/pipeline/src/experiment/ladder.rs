@@ -362,6 +362,7 @@ fn play_one<G: ArenaGame + Encode>(
         first_game: 0,
         concurrency: ladder.concurrency,
         movetime: Duration::from_millis(ladder.movetime_ms),
+        clock: None,
         max_plies: ladder.max_plies,
         seed: match_seed(&a.text, &b.text),
         out_dir: Some(dir.records(&a.text, &b.text)),
