@@ -312,7 +312,9 @@ fn standalone_arena_and_checkpoints_against_external_engines() {
             "cpu",
         ]);
         assert!(text.contains("score: "), "{text}");
-        assert!(!text.contains("forfeit"), "{text}");
+        // No forfeits: the summary counts none, and no game line gives a reason.
+        assert!(text.contains("time losses: A 0, B 0; error forfeits: A 0, B 0"), "{text}");
+        assert!(!text.contains("forfeit:"), "{text}");
         let _ = std::fs::remove_dir_all(&run);
     }
 }
