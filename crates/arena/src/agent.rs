@@ -54,6 +54,12 @@ pub trait Agent<G: game::Game>: Send {
         let _ = clock;
         self.choose(game)
     }
+
+    /// What a tree-searching agent has searched so far: moves, simulations run and root
+    /// visits reused from earlier moves. `None` for agents that keep no such count.
+    fn search_counts(&self) -> Option<crate::mcts_agent::ReuseStats> {
+        None
+    }
 }
 
 /// The clocks when an agent is asked for a move, from the mover's view.

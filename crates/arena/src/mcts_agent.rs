@@ -12,7 +12,7 @@
 //! search). A seed still goes into each new tree: it breaks nothing but the ties a fresh
 //! tree has before any simulation.
 
-use crate::agent::{Agent, AgentError};
+use crate::agent::{Agent, AgentError, MoveClock};
 use crate::spec::MctsSpec;
 use alphabeta::{Limits, SearchGame};
 use engine::{NetSearcher, NetSettings, Think};
@@ -131,6 +131,23 @@ impl<G: SearchGame> Agent<G> for MctsAgent<G> {
         let limits = Limits { nodes: Some(u64::from(self.simulations)), ..Limits::default() };
         self.search(game, &limits)
     }
+
+    /// On a clock the search stops at `sims` root visits or when the engine's time management
+    /// says (see [`engine::net::TimeBudget`]), whichever comes first.
+    fn choose_timed(&mut self, game: &G, clock: &MoveClock) -> Result<G::Move, AgentError> {
+        let limits = Limits {
+            nodes: Some(u64::from(self.simulations)),
+            time_left: Some(clock.own.left),
+            increment: clock.own.increment,
+            moves_to_go: clock.moves_to_go,
+            ..Limits::default()
+        };
+        self.search(game, &limits)
+    }
+
+    fn search_counts(&self) -> Option<ReuseStats> {
+        Some(self.stats)
+    }
 }
 
 #[cfg(test)]
@@ -199,6 +216,20 @@ mod tests {
         let before = a.reuse();
         assert!(a.choose(&draughts::Game::new()).is_ok());
         assert_eq!(a.reuse().reused, before.reused, "nothing kept across games");
+    }
+
+    #[test]
+    fn on_a_clock_the_search_stops_in_time() {
+        let mut agent = MctsAgent::new("m", &spec("mcts:sims=1000000"), &NoNets, 1).expect("builds");
+        let clock = engine::go::Clock { left: std::time::Duration::from_millis(1000), increment: Default::default() };
+        let start = std::time::Instant::now();
+        let mv = agent.choose_timed(&xiangqi::Game::new(), &MoveClock { own: clock, other: clock, moves_to_go: None });
+        let spent = start.elapsed();
+        assert!(mv.is_ok());
+        // About a 25th of the clock, never more than two fifths of it.
+        assert!(spent < std::time::Duration::from_millis(400), "{spent:?}");
+        let counts = agent.search_counts().expect("counted");
+        assert!(counts.simulations > 0 && counts.simulations < 1_000_000, "{counts:?}");
     }
 
     impl<G: SearchGame> MctsAgent<G> {

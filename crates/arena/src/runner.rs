@@ -28,7 +28,7 @@ use crate::ArenaGame;
 use crate::agent::{Agent, AgentError};
 use crate::clock::{Flagged, GameClocks, TimeControl};
 use crate::elo::Score;
-use crate::mcts_agent::{MctsAgent, NetSource};
+use crate::mcts_agent::{MctsAgent, NetSource, ReuseStats};
 use crate::record::{GameRecord, today};
 use crate::spec::{AgentKind, AgentSpec, SpecError};
 use crate::{alphabeta_agent::AlphaBetaAgent, random::RandomAgent};
@@ -98,6 +98,8 @@ pub struct GameResult {
     pub plies: usize,
     /// The record (also written to the output directory, if any).
     pub record: GameRecord,
+    /// A's and B's search counts in this game (MCTS agents: simulations run and reused).
+    pub searched: [Option<ReuseStats>; 2],
 }
 
 impl GameResult {
@@ -170,6 +172,19 @@ impl MatchResult {
             }
         }
         forfeits
+    }
+
+    /// A's and B's search counts summed over the games, for agents that keep them (MCTS: the
+    /// simulations run, and the root visits tree reuse saved).
+    #[must_use]
+    pub fn searched(&self) -> [Option<ReuseStats>; 2] {
+        [0, 1].map(|i| {
+            self.games.iter().filter_map(|g| g.searched[i]).reduce(|a, b| ReuseStats {
+                moves: a.moves + b.moves,
+                simulations: a.simulations + b.simulations,
+                reused: a.reused + b.reused,
+            })
+        })
     }
 }
 
@@ -315,6 +330,8 @@ struct Played {
     forfeit: Option<Forfeit>,
     moves: Vec<String>,
     names: [String; 2],
+    /// Each colour's search counts, for agents that keep them.
+    searched: [Option<ReuseStats>; 2],
 }
 
 /// Why a game has no result.
@@ -417,7 +434,8 @@ fn play_game<G: ArenaGame>(
             Err(e) => end = Some(forfeit(side, &e)),
         }
     };
-    Ok(Played { outcome, forfeit: reason, moves, names })
+    let searched = [0, 1].map(|i| agents[i].as_ref().ok().and_then(|a| a.search_counts()));
+    Ok(Played { outcome, forfeit: reason, moves, names, searched })
 }
 
 /// Plays game number `index` of the match (see the module docs) and makes its record; `None`
@@ -481,6 +499,7 @@ fn play_numbered<G: ArenaGame>(
         forfeit: played.forfeit,
         plies: record.moves.len(),
         record,
+        searched: if a_side == Side::First { played.searched } else { [played.searched[1], played.searched[0]] },
     }))
 }
 
@@ -804,7 +823,7 @@ mod tests {
                 extra_tags: Vec::new(),
                 comment: None,
             };
-            GameResult { index: 0, opening: 0, a_side, outcome, forfeit, plies: 0, record }
+            GameResult { index: 0, opening: 0, a_side, outcome, forfeit, plies: 0, record, searched: [None, None] }
         };
         let result = MatchResult {
             score: Score::default(),

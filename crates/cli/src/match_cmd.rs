@@ -40,9 +40,9 @@ pub struct MatchArgs {
     /// Play on a clock: BASE seconds per game for each side, INC seconds added after each move
     /// (10+0.1, 60, 0.5+0.05; at most 3 decimals). A move that takes longer than the time left
     /// loses the game on time. Alpha-beta, UCI and Hub agents are told both clocks and budget
-    /// their time (limits in their spec still apply, --movetime does not); random and MCTS
-    /// agents play at their own limits and are flagged if those are too slow. Without it, no
-    /// clock.
+    /// their time (limits in their spec still apply, --movetime does not); MCTS agents stop at
+    /// their sims or when their time management says; random agents ignore the clock. Without
+    /// it, no clock.
     #[arg(long, value_name = "BASE+INC")]
     tc: Option<TimeControl>,
     /// A game reaching this many plies is adjudicated a draw.
@@ -144,6 +144,17 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     );
     // Always printed, on a clock or not: "no forfeits" is part of the result.
     println!("{}", result.forfeits());
+    for (which, counts) in ["A", "B"].into_iter().zip(result.searched()) {
+        if let Some(c) = counts {
+            println!(
+                "search {which}: {} moves, {} simulations run, {} root visits reused ({:.1}% of the visits saved by tree reuse)",
+                c.moves,
+                c.simulations,
+                c.reused,
+                100.0 * c.saved_share()
+            );
+        }
+    }
     if let Some(dir) = &args.out {
         println!("records: {}/{}-NNNN.{}", dir.display(), G::NAME, G::RECORD_EXTENSION);
     }
