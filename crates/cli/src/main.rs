@@ -6,6 +6,7 @@ mod bench_net;
 mod engine_cmd;
 mod experiment_cmd;
 mod match_cmd;
+mod models;
 mod perft;
 mod play_cmd;
 mod random_game;
@@ -102,7 +103,8 @@ enum Command {
     /// Play a match between two agents and rate A against B.
     ///
     /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
-    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net; without ckpt the rules alone),
+    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net, ckpt=default the shipped model of
+    /// the game; without ckpt the rules alone),
     /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
     /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move
     /// forfeits that game. With --tc BASE+INC both play on a clock, and a side whose time runs
@@ -116,8 +118,10 @@ enum Command {
     /// 0-9 from Red's side), WXF (C2=5) or Chinese, draughts in PDN (32-28, 28x19, or a
     /// capture's whole path 37x28x17x8). Commands: moves, undo (your last move and the reply), board, fen, help,
     /// quit. A move that is not legal gets the reason and the prompt again. The opponent is an
-    /// agent spec as for `match` (default: alpha-beta at --movetime per move); its moves are
-    /// shown with the time taken. Ends with the result and why, at quit, or at the end of input.
+    /// agent spec as for `match` (default: alpha-beta at --movetime per move); --opponent mcts
+    /// (or --weights default) plays the shipped model (models/GAME.safetensors, found through
+    /// $QIZERO_MODELS, beside the executable or in ./models). Its moves are shown with the time
+    /// taken. Ends with the result and why, at quit, or at the end of input.
     Play(Box<play_cmd::PlayArgs>),
     /// Inspect training-data shards, or export them as numpy arrays (.npz).
     #[command(subcommand)]

@@ -4,6 +4,7 @@
 
 use crate::GameName;
 use anyhow::{Context, Result};
+use arena::spec::{AgentKind, MctsSpec};
 use arena::{AgentSpec, ArenaGame, GameResult, MatchConfig, Score, TimeControl};
 use clap::Args;
 use std::collections::BTreeMap;
@@ -18,7 +19,8 @@ pub struct MatchArgs {
     game: GameName,
     /// Agent A, whose side the score is from: random, alphabeta[:depth=N,movetime=MS,nodes=N,
     /// hash=MB,book=true], mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,movetime=MS,ranks=1-10,
-    /// Option=value...] (xiangqi) or hub:PROGRAM[,...] (draughts).
+    /// Option=value...] (xiangqi) or hub:PROGRAM[,...] (draughts). ckpt=default is the shipped
+    /// model of the game; mcts without ckpt searches with the rules alone.
     #[arg(long)]
     a: AgentSpec,
     /// Agent B, in the same form.
@@ -73,6 +75,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
 fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     args.a.check_game(G::NAME).context("--a")?;
     args.b.check_game(G::NAME).context("--b")?;
+    let a = crate::models::resolve_spec(&args.a, G::NAME).context("--a")?;
+    let b = crate::models::resolve_spec(&args.b, G::NAME).context("--b")?;
     let (openings, source) = match &args.openings {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -108,6 +112,13 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
         config.concurrency.min(config.games),
         config.max_plies,
     );
+    for (which, given, resolved) in [("A", &args.a, &a), ("B", &args.b, &b)] {
+        if given != resolved {
+            if let AgentKind::Mcts(MctsSpec { checkpoint: Some(path), .. }) = &resolved.kind {
+                println!("{which}'s net: {} (the shipped model)", path.display());
+            }
+        }
+    }
 
     let bar = crate::ui::bar(Some(config.games as u64), "games");
     bar.set_message("A: 0-0-0");
@@ -123,7 +134,7 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
     let service = nn::ServiceConfig { max_batch: 256, max_wait_us: 200, cache_entries: 0 };
     let nets = pipeline::CheckpointNets::<G>::new(placement, service);
     let stop = crate::signals::stop_flag("stopping: the games in progress are dropped")?;
-    let result = arena::run_match::<G>(&args.a, &args.b, &openings, &config, &nets, &stop, on_game);
+    let result = arena::run_match::<G>(&a, &b, &openings, &config, &nets, &stop, on_game);
     bar.finish_and_clear();
     let Some(result) = result? else {
         anyhow::bail!("stopped: the match was not finished, so it has no result");

@@ -1,5 +1,6 @@
 //! `qizero play`: a person against any arena agent (a checkpoint's MCTS, the alpha-beta engine,
-//! an external engine, random moves) at the terminal.
+//! an external engine, random moves) at the terminal. An MCTS opponent named without a
+//! checkpoint plays the shipped model of the game (`crate::models`); `--weights` names its net.
 //!
 //! The loop is generic over [`Table`], what a game adds for a person: the board drawn as text,
 //! moves written and read in the notation people use, and a one-line reason when a typed move is
@@ -17,6 +18,7 @@ mod xiangqi_board;
 
 use crate::GameName;
 use anyhow::{Context, Result, bail};
+use arena::spec::AgentKind;
 use arena::{AgentSpec, ArenaGame};
 use clap::{Args, ValueEnum};
 use game::{Outcome, Side};
@@ -46,9 +48,15 @@ pub struct PlayArgs {
     game: GameName,
     /// The opponent: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
     /// mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,...] (xiangqi) or hub:PROGRAM[,...]
-    /// (draughts). Without limits of its own it thinks for --movetime per move.
-    #[arg(long, default_value = "alphabeta")]
-    opponent: AgentSpec,
+    /// (draughts). Without limits of its own it thinks for --movetime per move. Here mcts
+    /// without ckpt= plays the shipped model of --game (models/GAME.safetensors; ckpt=default
+    /// names it in any agent spec). Default: alphabeta, or mcts with --weights.
+    #[arg(long)]
+    opponent: Option<AgentSpec>,
+    /// The net of the mcts opponent: default (the shipped model of --game) or a checkpoint's
+    /// path. Without --opponent the opponent is mcts with this net (200 simulations per move).
+    #[arg(long, value_name = "default|PATH")]
+    weights: Option<String>,
     /// The side you play.
     #[arg(long, value_enum, default_value = "first")]
     side: PlaySide,
@@ -124,9 +132,39 @@ fn human_side<G: ArenaGame>(choice: PlaySide) -> Result<Side> {
     Ok(side)
 }
 
+/// The opponent `--opponent` and `--weights` describe, its checkpoint not yet resolved: an mcts
+/// opponent without a checkpoint gets `--weights`, or else the shipped model.
+fn opponent_spec(opponent: Option<&AgentSpec>, weights: Option<&str>) -> Result<AgentSpec> {
+    let spec = match opponent {
+        Some(spec) => spec.clone(),
+        None if weights.is_some() => AgentSpec::parse("mcts")?,
+        None => AgentSpec::parse("alphabeta")?,
+    };
+    let AgentKind::Mcts(mcts) = &spec.kind else {
+        if weights.is_some() {
+            bail!("--weights gives an mcts opponent its net, but --opponent {spec} is not mcts");
+        }
+        return Ok(spec);
+    };
+    if mcts.checkpoint.is_some() {
+        if weights.is_some() {
+            bail!("--weights and ckpt= in --opponent {spec} both name the net: give one");
+        }
+        return Ok(spec);
+    }
+    let ckpt = weights.unwrap_or("default");
+    let mut mcts = mcts.clone();
+    mcts.checkpoint = Some(ckpt.into());
+    // The text names the opponent on the screen: say which net it plays.
+    let text = if spec.text.contains(':') { format!("{},ckpt={ckpt}", spec.text) } else { format!("mcts:ckpt={ckpt}") };
+    Ok(AgentSpec { text, kind: AgentKind::Mcts(mcts) })
+}
+
 fn play<G: Table>(args: &PlayArgs) -> Result<()> {
     let human = human_side::<G>(args.side)?;
-    args.opponent.check_game(G::NAME).with_context(|| format!("--opponent {}", args.opponent))?;
+    let spec = opponent_spec(args.opponent.as_ref(), args.weights.as_deref())?;
+    spec.check_game(G::NAME).with_context(|| format!("--opponent {spec}"))?;
+    let spec = crate::models::resolve_spec(&spec, G::NAME).with_context(|| format!("--opponent {spec}"))?;
     let mut game = match &args.fen {
         Some(fen) => G::from_fen(fen).map_err(|e| anyhow::anyhow!("--fen {fen:?}: {e}"))?,
         None => G::new(),
@@ -135,9 +173,9 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
     let service = nn::ServiceConfig { max_batch: 64, max_wait_us: 0, cache_entries: 0 };
     let nets = pipeline::CheckpointNets::<G>::new(placement, service);
     let movetime = Duration::from_millis(args.movetime);
-    let mut opponent = arena::build_agent::<G>(&args.opponent, movetime, args.seed, &nets)
-        .with_context(|| format!("cannot start --opponent {}", args.opponent))?;
-    opponent.new_game().with_context(|| format!("--opponent {}", args.opponent))?;
+    let mut opponent = arena::build_agent::<G>(&spec, movetime, args.seed, &nets)
+        .with_context(|| format!("cannot start --opponent {spec}"))?;
+    opponent.new_game().with_context(|| format!("--opponent {spec}"))?;
     let name = opponent.name();
 
     let stdin = std::io::stdin();
@@ -145,6 +183,9 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
     let mut input = stdin.lock();
     let side_name = |side: Side| G::SIDE_NAMES[side.index()];
     println!("qizero play: {}, you play {} against {name}. Type help for the commands.", G::NAME, side_name(human));
+    if let AgentKind::Mcts(arena::spec::MctsSpec { checkpoint: Some(path), .. }) = &spec.kind {
+        println!("{name}: the net {}", path.display());
+    }
     println!("{}", G::LEGEND);
 
     let mut show_board = true;
@@ -297,6 +338,34 @@ fn result_line<G: ArenaGame>(outcome: Outcome, human: Side) -> String {
 mod tests {
     use super::*;
     use game::Game;
+
+    /// The opponent spec `--opponent` and `--weights` make, as (text, checkpoint), or the error.
+    fn opponent(spec: Option<&str>, weights: Option<&str>) -> Result<(String, Option<String>), String> {
+        let spec = spec.map(|s| AgentSpec::parse(s).expect("parses"));
+        let spec = opponent_spec(spec.as_ref(), weights).map_err(|e| e.to_string())?;
+        let ckpt = match &spec.kind {
+            AgentKind::Mcts(m) => m.checkpoint.as_ref().map(|p| p.display().to_string()),
+            _ => None,
+        };
+        Ok((spec.text, ckpt))
+    }
+
+    #[test]
+    fn an_mcts_opponent_without_a_net_plays_the_shipped_model() {
+        let some = |text: &str, ckpt: Option<&str>| Ok((text.to_string(), ckpt.map(str::to_string)));
+        assert_eq!(opponent(None, None), some("alphabeta", None));
+        assert_eq!(opponent(Some("random"), None), some("random", None));
+        assert_eq!(opponent(Some("mcts"), None), some("mcts:ckpt=default", Some("default")));
+        assert_eq!(opponent(Some("mcts:sims=50"), None), some("mcts:sims=50,ckpt=default", Some("default")));
+        assert_eq!(opponent(None, Some("default")), some("mcts:ckpt=default", Some("default")));
+        assert_eq!(opponent(None, Some("a/b.safetensors")), some("mcts:ckpt=a/b.safetensors", Some("a/b.safetensors")));
+        assert_eq!(opponent(Some("mcts:sims=9"), Some("x.st")), some("mcts:sims=9,ckpt=x.st", Some("x.st")));
+        assert_eq!(opponent(Some("mcts:ckpt=x.st"), None), some("mcts:ckpt=x.st", Some("x.st")));
+        let both = opponent(Some("mcts:ckpt=x.st"), Some("default")).expect_err("two nets");
+        assert_eq!(both, "--weights and ckpt= in --opponent mcts:ckpt=x.st both name the net: give one");
+        let not_mcts = opponent(Some("alphabeta:depth=2"), Some("default")).expect_err("not mcts");
+        assert_eq!(not_mcts, "--weights gives an mcts opponent its net, but --opponent alphabeta:depth=2 is not mcts");
+    }
 
     #[test]
     fn side_names_belong_to_their_game() {

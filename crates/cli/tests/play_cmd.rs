@@ -161,7 +161,7 @@ fn bad_opponents_fail_naming_the_spec() {
     let run = qizero(&["play", "--opponent", "mcts:ckpt=/nonexistent.safetensors", "--device", "cpu"], "quit\n");
     assert!(!run.success);
     assert!(run.stderr.contains("--opponent mcts:ckpt=/nonexistent.safetensors"), "{}", run.stderr);
-    assert!(run.stderr.contains("No such file"), "{}", run.stderr);
+    assert!(run.stderr.contains("checkpoint /nonexistent.safetensors does not exist"), "{}", run.stderr);
     assert!(!run.stdout.contains("your move"), "{}", run.stdout);
 
     let run = qizero(&["play", "--game", "draughts", "--opponent", "uci:/bin/true"], "quit\n");
