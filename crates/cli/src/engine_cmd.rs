@@ -7,17 +7,18 @@ use encode::Encode;
 use engine::net::{Loader, NetSearcher, NetSettings};
 use engine::protocol::{self, book_rng};
 use nn::{InferenceService, NetConfig, ServiceConfig};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Arguments of `qizero uci` and `qizero hub`.
 #[derive(Args)]
 pub struct ServerArgs {
     /// Search with MCTS and the net of this checkpoint (a .safetensors file written by
-    /// `qizero train` or `qizero run`) instead of alpha-beta. The engine's options then set the
-    /// simulations, c_puct, batch, net threads, temperature and tree reuse (see the README).
+    /// `qizero train` or `qizero run`, or `default` for the shipped model in models/) instead of
+    /// alpha-beta. The engine's options then set the simulations, c_puct, batch, net threads,
+    /// temperature and tree reuse (see the README).
     #[arg(long, value_name = "CKPT")]
-    weights: Option<PathBuf>,
+    weights: Option<String>,
     /// Where the net runs: auto (CUDA if present, else the CPU), cpu, cuda, cuda:N.
     #[arg(long, default_value = "auto", requires = "weights")]
     device: String,
@@ -36,7 +37,7 @@ pub fn uci(args: &ServerArgs) -> anyhow::Result<()> {
     let rng = book_rng(args.seed);
     let mut server = match &args.weights {
         None => engine::uci::Uci::new(Arc::clone(&out), rng),
-        Some(path) => engine::uci::Uci::with_net(net_searcher(path, args)?, Arc::clone(&out), rng),
+        Some(text) => engine::uci::Uci::with_net(net_searcher(text, args)?, Arc::clone(&out), rng),
     };
     protocol::serve(&mut server, &out)?;
     Ok(())
@@ -51,24 +52,30 @@ pub fn hub(args: &ServerArgs) -> anyhow::Result<()> {
     let rng = book_rng(args.seed);
     let mut server = match &args.weights {
         None => engine::hub::Hub::new(Arc::clone(&out), rng),
-        Some(path) => engine::hub::Hub::with_net(net_searcher(path, args)?, Arc::clone(&out), rng),
+        Some(text) => engine::hub::Hub::with_net(net_searcher(text, args)?, Arc::clone(&out), rng),
     };
     protocol::serve(&mut server, &out)?;
     Ok(())
 }
 
-/// The net searcher for `weights`, with the default settings.
-fn net_searcher<G: Encode>(weights: &Path, args: &ServerArgs) -> anyhow::Result<NetSearcher<G>> {
+/// The net searcher for the checkpoint `weights` names ([`crate::models::resolve_weights`]),
+/// with the default settings.
+fn net_searcher<G: Encode>(weights: &str, args: &ServerArgs) -> anyhow::Result<NetSearcher<G>> {
+    let path = crate::models::resolve_weights(weights, G::NAME).with_context(|| format!("--weights {weights}"))?;
     let seed = args.seed.unwrap_or_else(rand::random);
-    NetSearcher::load(weights, loader::<G>(args.device.clone()), NetSettings::default(), seed)
+    NetSearcher::load(&path, loader::<G>(args.device.clone()), NetSettings::default(), seed)
         .map_err(anyhow::Error::msg)
-        .with_context(|| format!("--weights {}", weights.display()))
+        .with_context(|| format!("--weights {weights}"))
 }
 
-/// Loads checkpoints for game `G` on `device`, each served by its own batching inference
+/// Loads checkpoints for game `G` on `device` (`default` is the shipped model), each served by its own batching inference
 /// service (one forward pass per search round, no waiting for more requests).
 pub fn loader<G: Encode>(device: String) -> Loader<G> {
     Arc::new(move |path: &Path, threads: usize| {
+        // The WeightsFile option takes `default` too.
+        let resolved =
+            crate::models::resolve_weights(&path.to_string_lossy(), G::NAME).map_err(|e| format!("{e:#}"))?;
+        let path = resolved.as_path();
         let placement = NetConfig { device: device.clone(), cpu_threads: threads, ..NetConfig::default() };
         nn::set_cpu_threads(threads);
         let (net, _) = nn::checkpoint::load_as_saved(path, G::NAME, G::ENCODING, &placement)
