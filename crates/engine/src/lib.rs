@@ -5,10 +5,11 @@
 //!   ([`protocol::Frontend`]) that answer synchronous commands at once and leave the thinking
 //!   to a [`background::SearchThread`], so `stop`, `isready` and `ping` are answered while the
 //!   engine searches. [`protocol::serve`] moves lines between standard input and output.
-//! - The background search is generic over the searcher ([`background::Think`]): alpha-beta
-//!   today; any searcher that reports [`alphabeta::SearchInfo`] and returns an
-//!   [`alphabeta::SearchResult`] plugs in. [`session::Session`] holds what both servers share
-//!   beside it: the opening book, pondering and `ponderhit`.
+//! - The background search is generic over the searcher ([`background::Think`]): alpha-beta,
+//!   or MCTS with a net ([`net::NetSearcher`]: tree reuse, time management, lc0-style reports),
+//!   which a server holds as a [`net::Brain`]. The net comes through a [`net::Loader`], so this
+//!   crate links no net library. [`session::Session`] holds what both servers share beside it:
+//!   the opening book, pondering and `ponderhit`.
 //! - Clients ([`uci::UciClient`], [`hub::HubClient`]): an external engine process
 //!   ([`process::Process`], every read with a deadline) driven through the same protocol, for
 //!   the arena's matches. Both implement [`client::Client`], so the arena wraps them in one

@@ -1,5 +1,6 @@
 //! The Hub server (`qizero hub`): the alpha-beta engine for international draughts over Scan's
-//! Hub protocol, version 2 (Scan 3.x, the Hub GUI).
+//! Hub protocol, version 2 (Scan 3.x, the Hub GUI), or ([`Hub::with_net`]) MCTS with a net,
+//! whose parameters ([`crate::net::NET_OPTIONS`], Hub names) replace `hash` and `threads`.
 //!
 //! Lines are read and boards decoded by the one [`super::codec`]. Commands: `hub` (answers
 //! `id name=qizero version=...`, one `param` line per parameter, `wait`); `set-param

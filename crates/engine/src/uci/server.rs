@@ -1,5 +1,8 @@
 //! The UCI server (`qizero uci`): the alpha-beta engine for xiangqi over UCI as Pikafish speaks
-//! it (moves in coordinates with ranks 0-9, `h2e2`), with UCCI's handshake and dialect besides.
+//! it (moves in coordinates with ranks 0-9, `h2e2`), with UCCI's handshake and dialect besides,
+//! or ([`Uci::with_net`]) MCTS with a net: its options ([`crate::net::NET_OPTIONS`]) then
+//! replace `Hash` and `Threads`, the book is off by default, and the search reports as
+//! [`crate::net`] describes.
 //!
 //! Commands: `uci` / `ucci` (identify, list options, `uciok` / `ucciok`); `isready`
 //! (`readyok`, answered during a search too); `setoption name <id> [value <x>]` (UCCI:
