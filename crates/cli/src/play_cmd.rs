@@ -50,7 +50,7 @@ pub struct PlayArgs {
     /// mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,...] (xiangqi) or hub:PROGRAM[,...]
     /// (draughts). Without limits of its own it thinks for --movetime per move. Here mcts
     /// without ckpt= plays the shipped model of --game (models/GAME.safetensors; ckpt=default
-    /// names it in any agent spec). Default: alphabeta, or mcts with --weights.
+    /// names it in qizero match too). Default: alphabeta, or mcts with --weights.
     #[arg(long)]
     opponent: Option<AgentSpec>,
     /// The net of the mcts opponent: default (the shipped model of --game) or a checkpoint's
