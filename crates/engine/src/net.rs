@@ -487,11 +487,9 @@ impl<G: SearchGame> Think<G> for NetSearcher<G> {
         let mut search = self.tree_for(game);
         let reused = search.root_visit_count();
         let legal = game.legal_moves();
-        let allowed: Vec<u32> = {
-            let ids: Vec<u32> =
-                legal.as_ref().iter().map(G::move_id).filter(|id| limits.searchmoves.contains(id)).collect();
-            ids
-        };
+        // `searchmoves` naming no legal move counts as empty, as in alpha-beta.
+        let allowed: Vec<u32> =
+            legal.as_ref().iter().map(G::move_id).filter(|id| limits.searchmoves.contains(id)).collect();
         let plan = Plan::of(limits, &self.settings);
         let (mut simulations, mut last_info, mut stopped_early) = (0u32, start, false);
         let batch = self.settings.batch.max(1);
