@@ -39,6 +39,10 @@ pub struct NetArgs {
     /// and --se-ratio are then ignored) instead of a randomly initialised one.
     #[arg(long, value_name = "CKPT")]
     weights: Option<std::path::PathBuf>,
+    /// CPU threads libtorch uses inside one operation (0 = its default, one per core). The
+    /// engines (`qizero uci|hub --weights`) default to 1.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 impl NetArgs {
@@ -135,6 +139,7 @@ fn forward_rate(net: &PolicyValueNet, batch: usize, seconds: f64, data: &[f32]) 
 
 fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
     let config = args.config();
+    nn::set_cpu_threads(args.threads);
     let net = match (&args.weights, args.game) {
         (Some(path), GameName::Xiangqi) => load::<xiangqi::Game>(path, &config)?,
         (Some(path), GameName::Draughts) => load::<draughts::Game>(path, &config)?,
@@ -148,7 +153,7 @@ fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
     println!(
         "net: {} {} ({} parameters) on {}, libtorch threads {}",
         net.game(),
-        config.architecture(),
+        net.config().architecture(),
         net.parameter_count(),
         nn::device::device_name(net.device()),
         tch::get_num_threads()
