@@ -157,6 +157,40 @@ fn our_engine_plays_on_a_clock_without_losing_on_time() {
 }
 
 #[test]
+fn the_net_engine_plays_fairy_stockfish_on_a_clock() {
+    // `qizero uci --weights default` (MCTS with the shipped net, its own time management)
+    // against Fairy-Stockfish, both told the clocks: no time loss, no protocol error.
+    let fairy = "/usr/games/fairy-stockfish";
+    if !std::path::Path::new(fairy).exists() {
+        assert!(!qizero_tests::in_ci(), "{fairy} is missing (scripts/test installs fairy-stockfish)");
+        println!("skipped: {fairy} is not installed");
+        return;
+    }
+    let net = format!("uci:{} uci --weights default", env!("CARGO_BIN_EXE_qizero"));
+    let (ok, stdout, stderr) = qizero(&[
+        "match",
+        "--game",
+        "xiangqi",
+        "--a",
+        &net,
+        "--b",
+        &format!("uci:{fairy},Hash=8,Move Overhead=100"),
+        "--games",
+        "2",
+        "--tc",
+        "2+0.05",
+        "--max-plies",
+        "40",
+        "--concurrency",
+        "1",
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(forfeits_line(&stdout), "time losses: A 0, B 0; error forfeits: A 0, B 0", "{stdout}\n{stderr}");
+    let (w, d, l) = score_line(stdout.lines().last().expect("output"));
+    assert_eq!(w + d + l, 2);
+}
+
+#[test]
 fn an_engine_too_slow_for_the_clock_loses_on_time_and_is_counted() {
     let dir = temp_dir("slow-engine");
     std::fs::create_dir_all(&dir).expect("temp dir");
