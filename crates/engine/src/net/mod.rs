@@ -340,6 +340,9 @@ struct Plan {
     time: Option<TimeBudget>,
     depth: Option<u32>,
     infinite: bool,
+    /// The root visits at which the depth limit is next checked: measuring the depth walks the
+    /// tree, so it is checked each time the tree has grown by an eighth, not every round.
+    depth_check_at: u32,
 }
 
 impl Plan {
@@ -353,18 +356,20 @@ impl Plan {
             time,
             depth,
             infinite: limits.infinite,
+            depth_check_at: 0,
         }
     }
 
-    /// How many visits the root may still get: `None` when only time (or nothing) bounds it.
-    fn visits_left(&self, p: &Progress) -> Option<u32> {
+    /// How many visits the root may still get: up to the node limit, and never past
+    /// [`MAX_VISITS`].
+    fn visits_left(&self, p: &Progress) -> u32 {
         let cap = MAX_VISITS.saturating_sub(p.visits);
-        Some(self.visits.map_or(cap, |v| v.saturating_sub(p.visits).min(cap)))
+        self.visits.map_or(cap, |v| v.saturating_sub(p.visits).min(cap))
     }
 
     /// True when a limit is reached.
-    fn done(&self, p: &Progress, search: &Search<impl Game>) -> bool {
-        if self.visits_left(p) == Some(0) {
+    fn done(&mut self, p: &Progress, search: &Search<impl Game>) -> bool {
+        if self.visits_left(p) == 0 {
             return true;
         }
         if let Some(t) = self.time
@@ -375,9 +380,12 @@ impl Plan {
         }
         if let Some(d) = self.depth
             && !self.infinite
-            && search.depth_stats().0 >= f64::from(d)
+            && p.visits >= self.depth_check_at
         {
-            return true;
+            if search.depth_stats().0 >= f64::from(d) {
+                return true;
+            }
+            self.depth_check_at = p.visits + (p.visits / 8).max(1);
         }
         false
     }
@@ -494,7 +502,7 @@ impl<G: SearchGame> Think<G> for NetSearcher<G> {
         // `searchmoves` naming no legal move counts as empty, as in alpha-beta.
         let allowed: Vec<u32> =
             legal.as_ref().iter().map(G::move_id).filter(|id| limits.searchmoves.contains(id)).collect();
-        let plan = Plan::of(limits, &self.settings);
+        let mut plan = Plan::of(limits, &self.settings);
         let (mut simulations, mut last_info, mut stopped_early) = (0u32, start, false);
         let batch = self.settings.batch.max(1);
         while game.outcome().is_none() && !legal.as_ref().is_empty() && !self.stop.load(Ordering::SeqCst) {
@@ -513,7 +521,7 @@ impl<G: SearchGame> Think<G> for NetSearcher<G> {
                     break;
                 }
             }
-            let round = plan.visits_left(&progress).map_or(batch, |left| left.min(batch));
+            let round = plan.visits_left(&progress).min(batch);
             match search.run(self.evaluator.as_ref(), round) {
                 Ok(stats) => simulations += stats.simulations as u32,
                 Err(error) => {

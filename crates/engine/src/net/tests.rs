@@ -194,3 +194,21 @@ fn options_check_their_ranges_and_reload_through_the_loader() {
     let mut fixed = searcher::<xiangqi::Game>(NetSettings::default());
     assert!(fixed.set_option(option("Threads"), "2").is_err());
 }
+
+#[test]
+fn a_depth_limit_stops_at_that_mean_depth() {
+    let mut s = searcher::<xiangqi::Game>(NetSettings::default());
+    let game = xiangqi::Game::new();
+    let result = think(&mut s, &game, &Limits { depth: Some(3), ..Limits::default() });
+    assert!(result.best.is_some());
+    assert!(result.depth >= 3, "mean depth {} at the end", result.depth);
+    // Checked each time the tree grows by an eighth: it stops soon after reaching the depth.
+    let visits = s.last().visits;
+    let mut probe = Search::new(game, NetSettings::default().params(), 7);
+    let mut reached = 0;
+    while probe.depth_stats().0 < 3.0 {
+        assert!(probe.run(&UniformEvaluator, 8).is_ok());
+        reached = probe.root_visit_count();
+    }
+    assert!(visits >= reached && f64::from(visits) <= f64::from(reached) * 1.25 + 16.0, "{visits} vs {reached}");
+}
