@@ -14,8 +14,9 @@ origin, destination and captured set are one move, so they are merged here.
 Speed: pydraughts finds each legal move by copying its game and playing the first step, even
 when no capture is possible and every move is a single step. In a position without a capture
 that copy only confirms what `Board.get_possible_positional_moves` already returned, so it is
-skipped there (about 30x faster at the start position). Positions with a capture take
-pydraughts' own unmodified path.
+skipped there (about 30x faster at the start position; `pydraughts_speed.py` beside this file,
+shared with the HubEngine client test). Positions with a capture take pydraughts' own
+unmodified path.
 
 Requests (stdin), replies (stdout):
   G <fen>|<move> <move> ...  -> one line per position of the game (the start, then after each
@@ -38,21 +39,14 @@ def canonical(steps, captures):
 def main() -> int:
     try:
         import draughts
-        from draughts.core.game import Game
         import dame
     except ImportError as e:
         print(f"error cannot import pydraughts or dame-rs: {e}", flush=True)
         return 2
 
-    original_get_moves = Game.get_moves
+    import pydraughts_speed
 
-    def get_moves(self):
-        if not self._not_added_capture and not self.board.get_possible_capture_moves([]):
-            moves = self.board.get_possible_positional_moves()
-            return [[m] for m in moves], [[None] for _ in moves]
-        return original_get_moves(self)
-
-    Game.get_moves = get_moves
+    pydraughts_speed.install()
 
     from importlib.metadata import version
     print(f"ready pydraughts {version('pydraughts')} + dame-rs {version('dame-rs')}", flush=True)

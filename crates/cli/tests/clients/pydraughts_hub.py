@@ -28,6 +28,7 @@ missing).
 import argparse
 import random
 import sys
+from pathlib import Path
 
 
 def canonical_hub(text):
@@ -64,21 +65,14 @@ def main() -> int:
     except ImportError as e:
         print(f"error cannot import pydraughts: {e}", flush=True)
         return 3
-    from draughts.core.game import Game
     from importlib.metadata import version
 
-    # The speed patch of scripts/oracles/draughts_oracle.py (see its docs): without a capture on
-    # the board, pydraughts' legal moves are its positional moves, found without copying the
-    # game once per move. Positions with a capture take pydraughts' own unmodified path.
-    original_get_moves = Game.get_moves
+    # The project's one speed patch for pydraughts (scripts/oracles/pydraughts_speed.py):
+    # positions without a capture skip a copy of the game per move; the rules are unchanged.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "scripts" / "oracles"))
+    import pydraughts_speed
 
-    def get_moves(self):
-        if not self._not_added_capture and not self.board.get_possible_capture_moves([]):
-            moves = self.board.get_possible_positional_moves()
-            return [[m] for m in moves], [[None] for _ in moves]
-        return original_get_moves(self)
-
-    Game.get_moves = get_moves
+    pydraughts_speed.install()
 
     log = []
 
