@@ -113,6 +113,17 @@ impl Score {
             Score::Cp(raw)
         }
     }
+
+    /// The internal score this reads as ([`Score::from_raw`] undone): mates as `MATE` less the
+    /// plies to the mate.
+    #[must_use]
+    pub fn raw(self) -> i32 {
+        match self {
+            Score::Cp(c) => c,
+            Score::Mate(m) if m > 0 => MATE - (2 * m - 1),
+            Score::Mate(m) => -MATE + 2 * -m,
+        }
+    }
 }
 
 impl std::fmt::Display for Score {
@@ -727,4 +738,18 @@ fn pick_next<M>(moves: &mut [M], keys: &mut [i64], i: usize) {
     }
     moves.swap(i, best);
     keys.swap(i, best);
+}
+
+#[cfg(test)]
+mod score_tests {
+    use super::*;
+
+    #[test]
+    fn raw_undoes_from_raw() {
+        for score in [Score::Cp(0), Score::Cp(-250), Score::Mate(1), Score::Mate(7), Score::Mate(0), Score::Mate(-3)] {
+            assert_eq!(Score::from_raw(score.raw()), score, "{score:?}");
+        }
+        assert_eq!(Score::Mate(1).raw(), MATE - 1);
+        assert_eq!(Score::Mate(-3).raw(), -MATE + 6);
+    }
 }

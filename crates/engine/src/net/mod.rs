@@ -551,11 +551,7 @@ impl<G: SearchGame> Think<G> for NetSearcher<G> {
         SearchResult {
             best,
             score: report.score,
-            raw_score: match report.score {
-                Score::Cp(c) => c,
-                Score::Mate(m) if m > 0 => MATE - (2 * m - 1),
-                Score::Mate(m) => -MATE + 2 * -m,
-            },
+            raw_score: report.score.raw(),
             depth: report.depth,
             nodes: report.nodes,
             pv,

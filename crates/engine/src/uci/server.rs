@@ -37,7 +37,7 @@ use crate::go::{Go, TimeUnit};
 use crate::net::{Brain, NET_OPTIONS, NetOption, NetSearcher, OptionKind, net_option};
 use crate::protocol::{Frontend, Output, quoted};
 use crate::session::{DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS, Report, Session, expected_reply};
-use alphabeta::{Limits, MATE, Score, SearchGame, SearchInfo, SearchResult, Searcher};
+use alphabeta::{Limits, Score, SearchGame, SearchInfo, SearchResult, Searcher};
 use rand::rngs::StdRng;
 use xiangqi::{Game, Move, notation};
 
@@ -381,11 +381,7 @@ fn ucci_option(option: NetOption, value: &str) -> String {
 
 /// UCCI writes scores as a bare number, mates as large ones.
 fn ucci_score(score: Score) -> i32 {
-    match score {
-        Score::Cp(c) => c,
-        Score::Mate(m) if m > 0 => MATE - (2 * m - 1),
-        Score::Mate(m) => -MATE + 2 * -m,
-    }
+    score.raw()
 }
 
 fn info_line(info: &SearchInfo<Move>, dialect: Dialect) -> String {
@@ -612,8 +608,8 @@ mod tests {
     #[test]
     fn scores_for_ucci() {
         assert_eq!(ucci_score(Score::Cp(-35)), -35);
-        assert_eq!(ucci_score(Score::Mate(1)), MATE - 1);
-        assert_eq!(ucci_score(Score::Mate(-2)), -MATE + 4);
+        assert_eq!(ucci_score(Score::Mate(1)), alphabeta::MATE - 1);
+        assert_eq!(ucci_score(Score::Mate(-2)), -alphabeta::MATE + 4);
     }
 
     /// A front-end searching with MCTS guided by the rules alone (uniform priors, value 0).
