@@ -12,6 +12,7 @@ mod play_cmd;
 mod random_game;
 mod run_cmd;
 mod selfplay_cmd;
+mod serve_cmd;
 mod shard_cmd;
 mod signals;
 mod train_cmd;
@@ -153,6 +154,17 @@ enum Command {
     /// notation (`32-28`, `28x19x23`). Parameters: book, hash (MiB), threads. Bad input gets
     /// `error message="..."` and changes nothing. Type `hub` to begin.
     Hub(engine_cmd::ServerArgs),
+    /// Serve a web page to play, analyse and watch training runs, for both games.
+    ///
+    /// Open the printed address in a browser. Play: an SVG board (click a piece to see its
+    /// legal moves), the move list, undo, FEN and PGN/PDN copy and paste, and an opponent:
+    /// alpha-beta at a depth or time per move, or MCTS with the shipped model or any checkpoint
+    /// of a --run, at a simulation count; AI move, AI vs AI, analysis with the live search
+    /// (depth, nodes, score, principal variation, best-move arrow). Watch (/watch): each --run's
+    /// Elo ladder, losses, throughput, gate decisions, latest self-play game and arena games,
+    /// updated as the run writes them. Listens on localhost only unless --addr says otherwise;
+    /// nothing outside the named runs and the shipped models can be read through it.
+    Serve(Box<serve_cmd::ServeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -163,6 +175,7 @@ fn main() -> ExitCode {
         Command::Bench(cmd) => bench::run(&cmd),
         Command::Uci(args) => engine_cmd::uci(&args),
         Command::Hub(args) => engine_cmd::hub(&args),
+        Command::Serve(args) => serve_cmd::run(&args),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play_cmd::run(&args),
         Command::Shard(cmd) => shard_cmd::run(&cmd),
