@@ -65,6 +65,19 @@ ensure_oracles() {
     ensure_apt fairy-stockfish /usr/games/fairy-stockfish
 }
 
+# ensure_browser: headless Chromium, its WebDriver and a CJK font (the xiangqi pieces' characters)
+# for the browser test of `qizero serve`, and the Selenium client in .venv. The test hands Selenium
+# /usr/bin/chromedriver itself, so Selenium Manager never reaches for the network.
+ensure_browser() {
+    ensure_venv
+    ensure_apt chromium /usr/bin/chromium
+    ensure_apt chromium-driver /usr/bin/chromedriver
+    # ensure_apt tests for an executable; a font file is not one, so test for it here.
+    local font=/usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+    [ -e "$font" ] || ensure_apt fonts-wqy-microhei "$font"
+    ensure_pip selenium 4.51.0
+}
+
 # ensure_torch: libtorch 2.13.0 from the PyPI torch wheel (the exact version tch 0.26 is built
 # against), linked as .venv/torch so .cargo/config.toml finds it at build time (LIBTORCH) and the
 # binaries at run time (an rpath relative to target/). The wheel brings ~3 GB of CUDA libraries;

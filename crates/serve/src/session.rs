@@ -259,6 +259,7 @@ fn state_of<G: WebGame>(id: &str, game: &G, searching: bool) -> Value {
         "game": G::NAME,
         "side_names": G::SIDE_NAMES,
         "start_fen": replayed.start.fen(),
+        "start_board": replayed.start.board(),
         "fen": game.fen(),
         "board": game.board(),
         "turn": game.side_to_move().index(),
