@@ -78,6 +78,16 @@ ensure_browser() {
     ensure_pip selenium 4.51.0
 }
 
+# ensure_slurm: Slurm's controller, node daemon and client, and munge, for the test of
+# `qizero slurm` on a single-node cluster (scripts/slurm-local starts and stops it; nothing is
+# started here, and Debian's packages start nothing without systemd).
+ensure_slurm() {
+    ensure_apt munge /usr/sbin/munged
+    ensure_apt slurmctld /usr/sbin/slurmctld
+    ensure_apt slurmd /usr/sbin/slurmd
+    ensure_apt slurm-client /usr/bin/sbatch
+}
+
 # ensure_torch: libtorch 2.13.0 from the PyPI torch wheel (the exact version tch 0.26 is built
 # against), linked as .venv/torch so .cargo/config.toml finds it at build time (LIBTORCH) and the
 # binaries at run time (an rpath relative to target/). The wheel brings ~3 GB of CUDA libraries;

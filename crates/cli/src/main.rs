@@ -15,6 +15,7 @@ mod selfplay_cmd;
 mod serve_cmd;
 mod shard_cmd;
 mod signals;
+mod slurm_cmd;
 mod train_cmd;
 mod ui;
 
@@ -165,6 +166,17 @@ enum Command {
     /// updated as the run writes them. Listens on localhost only unless --addr says otherwise;
     /// nothing outside the named runs and the shipped models can be read through it.
     Serve(Box<serve_cmd::ServeArgs>),
+    /// Run a training run as Slurm jobs over a shared run directory: a self-play array, one
+    /// trainer and one arena (the only writer of `best` and the ratings), each requeueable and
+    /// stopped at a safe point by SIGTERM before its time limit or by the run's STOP file.
+    ///
+    /// `render` writes editable job scripts into RUN/slurm/ from the config's [slurm] table
+    /// (partitions, GPUs and CPUs per job, array size, time limits), `submit` runs sbatch and
+    /// records the job ids, `status` shows the jobs, positions/s per worker, the trainer's step
+    /// and gate decisions, `stop` writes RUN/STOP and cancels what is left after a grace period.
+    /// See the README's "Many machines".
+    #[command(subcommand)]
+    Slurm(slurm_cmd::SlurmCommand),
 }
 
 fn main() -> ExitCode {
@@ -176,6 +188,7 @@ fn main() -> ExitCode {
         Command::Uci(args) => engine_cmd::uci(&args),
         Command::Hub(args) => engine_cmd::hub(&args),
         Command::Serve(args) => serve_cmd::run(&args),
+        Command::Slurm(cmd) => slurm_cmd::run(&cmd),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play_cmd::run(&args),
         Command::Shard(cmd) => shard_cmd::run(&cmd),

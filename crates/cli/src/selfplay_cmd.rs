@@ -72,7 +72,7 @@ fn run_game<G: encode::Encode>(args: &SelfplayArgs, run: &RunDir, config: &RunCo
         Some(ModelArg::Best) => SelfplayModel::Best,
         None => config.run.selfplay_model,
     };
-    let stop = crate::signals::stop_flag("stopping: writing the finished games")?;
+    let stop = crate::signals::stop_flag_for(run, "stopping: writing the finished games")?;
     generation_zero::<G>(run, config, &lease_options(), &stop)?;
     let instance = args.instance.unwrap_or_else(pipeline::selfplay::random_instance);
     let source = CheckpointSource::<G>::start(run, config, follow)?;

@@ -7,6 +7,10 @@
 //! second one exits at once, which is safe because every file is written under a temporary name
 //! and renamed.
 //!
+//! A run directory's `STOP` file ([`stop_flag_for`]) raises the same flag: every process of a
+//! run (on every machine sharing the folder) stops at its next safe point once the file is
+//! there, as on a first Ctrl-C. `qizero slurm stop` writes it.
+//!
 //! Two details make that hold:
 //! - A signal arriving within [`SAME_STOP`] of the first is the same stop delivered twice, not a
 //!   second Ctrl-C: `timeout -s INT` and shells signal a process and then its process group.
@@ -16,6 +20,7 @@
 //!   every thread as it stands (the shell reports the process killed).
 
 use anyhow::{Context, Result};
+use pipeline::RunDir;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -58,4 +63,30 @@ pub fn stop_flag(message: &'static str) -> Result<Arc<AtomicBool>> {
     })
     .context("installing the Ctrl-C handler")?;
     Ok(Arc::clone(STOP.get_or_init(|| flag)))
+}
+
+/// How often a run's `STOP` file is looked for.
+const STOP_FILE_POLL: Duration = Duration::from_secs(1);
+
+/// [`stop_flag`], also raised when `run`'s `STOP` file appears (at once if it is there already).
+///
+/// # Errors
+/// The handler or the watching thread cannot be started.
+pub fn stop_flag_for(run: &RunDir, message: &'static str) -> Result<Arc<AtomicBool>> {
+    let flag = stop_flag(message)?;
+    let (path, watched) = (run.stop_file(), Arc::clone(&flag));
+    std::thread::Builder::new()
+        .name("stop-file".into())
+        .spawn(move || {
+            while !watched.load(Ordering::SeqCst) {
+                if path.exists() {
+                    eprintln!("found {}: {message} (remove the file to run again)", path.display());
+                    watched.store(true, Ordering::SeqCst);
+                    return;
+                }
+                std::thread::sleep(STOP_FILE_POLL);
+            }
+        })
+        .context("starting the STOP-file watcher")?;
+    Ok(flag)
 }

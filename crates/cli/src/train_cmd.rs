@@ -63,7 +63,7 @@ fn run_game<G: Encode>(args: &TrainArgs, run: &RunDir, config: &RunConfig) -> Re
             None => "starting from fresh weights".to_owned(),
         }
     );
-    let stop = crate::signals::stop_flag("stopping after this step and writing a checkpoint")?;
+    let stop = crate::signals::stop_flag_for(run, "stopping after this step and writing a checkpoint")?;
     let target = args.steps.or((t.steps > 0).then_some(t.steps));
     let options = RunOptions { until_step: target, no_wait: args.no_wait, resume_later: false };
     let summary = pipeline::training::train_until(run, t, trainer, options, &stop, &Terminal)?;

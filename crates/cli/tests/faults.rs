@@ -360,3 +360,29 @@ fn a_second_ctrl_c_quits_at_once_without_a_panic() {
     assert_eq!(out.status.signal(), Some(9), "{:?}: {said}", out.status);
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A run's STOP file (what `qizero slurm stop` writes) stops every process of the run at its next
+/// safe point: self-play running when it appears writes its finished games and exits cleanly,
+/// and a trainer, an arena or `qizero run` started while it is there stops at once, saying why.
+#[test]
+fn a_stop_file_stops_every_process_of_the_run() {
+    let run = scratch("stop-file");
+    let sets = ["selfplay.simulations=2", "selfplay.games_per_shard=1", "selfplay.max_plies=20"];
+    make_run(&run, &sets);
+    let selfplay = spawn(&mut qizero(&["selfplay", "--config", CONFIG], &run, &sets));
+    wait_until("a first shard", || std::fs::read_dir(run.join("shards")).is_ok_and(|d| d.count() > 0));
+    std::fs::write(run.join("STOP"), "stop\n").expect("write STOP");
+    let started = Instant::now();
+    let out = selfplay.output();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(30), "self-play took {:?} to stop", started.elapsed());
+    assert!(text(&out).contains("STOP"), "self-play says why it stopped:\n{}", text(&out));
+    for args in [vec!["train", "--config", CONFIG], vec!["arena"], vec!["run", "--config", CONFIG]] {
+        let started = Instant::now();
+        let out = qizero(&args, &run, if args[0] == "arena" { &[] } else { &sets }).output().expect("runs");
+        assert!(out.status.success(), "{args:?}:\n{}", text(&out));
+        assert!(text(&out).contains("STOP"), "{args:?} says why it stopped:\n{}", text(&out));
+        assert!(started.elapsed() < Duration::from_secs(60), "{args:?} took {:?}", started.elapsed());
+    }
+    let _ = std::fs::remove_dir_all(&run);
+}

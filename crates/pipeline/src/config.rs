@@ -15,7 +15,11 @@
 //! [train]            # train::TrainConfig
 //! [arena]            # arena::ArenaConfig
 //! [run]              # RunSchedule: generations of `qizero run`
+//! [slurm]            # crate::slurm::SlurmConfig: the job scripts of `qizero slurm`
 //! ```
+//!
+//! `[slurm]` says how a run is deployed, not what it computes: it may change between
+//! submissions of one run, so [`check_same`] leaves it out.
 
 use crate::error::PipelineError;
 use crate::run_dir::RunDir;
@@ -82,6 +86,9 @@ pub struct RunConfig {
     /// The generations of `qizero run`.
     #[serde(default)]
     pub run: RunSchedule,
+    /// The job scripts of `qizero slurm` (deployment only; see the module docs).
+    #[serde(default)]
+    pub slurm: crate::slurm::SlurmConfig,
 }
 
 /// Which checkpoint self-play plays with under `qizero run`.
@@ -182,6 +189,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     config.train.validate().map_err(|e| bad(e.to_string()))?;
     config.arena.validate().map_err(|e| bad(e.to_string()))?;
     config.run.validate()?;
+    config.slurm.validate().map_err(bad)?;
     Ok(config)
 }
 
@@ -241,7 +249,8 @@ pub fn prepare(run: &RunDir, config: &RunConfig) -> Result<()> {
 /// The run's config does not read, or differs (each differing line named).
 pub fn check_same(run: &RunDir, config: &RunConfig) -> Result<()> {
     let path = run.config();
-    let old = load(&path, &[])?;
+    let mut old = load(&path, &[])?;
+    old.slurm = config.slurm.clone();
     if &old == config {
         return Ok(());
     }

@@ -40,6 +40,7 @@ pub mod report;
 mod run_dir;
 pub mod schedule;
 pub mod selfplay;
+pub mod slurm;
 pub mod training;
 
 pub use config::{GameName, RunConfig};
