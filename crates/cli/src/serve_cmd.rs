@@ -55,9 +55,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         assets_dir: args.assets_dir.clone(),
     };
     serve::serve(config, |addr| {
-        println!("listening on http://{addr}");
-        println!("play: http://{addr}/   watch a run: http://{addr}/watch   (Ctrl-C stops)");
-        let _ = std::io::stdout().flush();
+        // Never a panic for a closed standard output (a caller that read the address and went).
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = writeln!(out, "play: http://{addr}/   watch a run: http://{addr}/watch   (Ctrl-C stops)");
+        let _ = out.flush();
     })?;
     Ok(())
 }

@@ -29,10 +29,12 @@ fn start(args: &[&str]) -> Server {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("start qizero serve");
-    let stdout = child.stdout.take().expect("stdout");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("a first line");
+    stdout.read_line(&mut line).expect("a first line");
     let addr = line.trim().strip_prefix("listening on http://").unwrap_or_else(|| panic!("first line: {line:?}"));
+    // Keep reading, so the server never writes into a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     Server { addr: addr.to_string(), child }
 }
 

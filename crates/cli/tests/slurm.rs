@@ -1,7 +1,8 @@
 //! `qizero slurm` on a real Slurm: a single-node cluster started under a temporary folder
 //! (`scripts/slurm-local`, every daemon stopped by pid at the end), a micro run submitted as a
 //! 2-task self-play array, the trainer and the arena; a self-play task and the trainer requeued
-//! mid-run, both resuming; a second trainer started by hand refused; then `qizero slurm stop`.
+//! mid-run, both resuming; a second trainer started by hand refused; a task that reaches its
+//! time limit stops on Slurm's SIGTERM and completes; then `qizero slurm stop`.
 //! At the end the run passes the checks of an uninterrupted run: no shard lost or duplicated,
 //! checkpoints contiguous, each match once, `best` consistent with the match log.
 //!
@@ -201,6 +202,25 @@ fn a_micro_run_on_slurm_survives_requeues_and_stops_cleanly() {
     // A second submission while the jobs run is refused.
     let again = qizero(&cluster, &submit);
     assert!(!again.status.success() && text(&again).contains("still queued"), "{}", text(&again));
+    // One more self-play task, with a 2-minute limit and SIGTERM 110 s before it (Slurm sends it
+    // within its minute of resolution): it stops at a safe point and completes, not TIMEOUT.
+    let script = run.join("slurm/selfplay.sbatch").to_string_lossy().into_owned();
+    let timed_log = run.join("slurm/logs/timed-%A_%a.out").to_string_lossy().into_owned();
+    let timed = tool(
+        &cluster,
+        "sbatch",
+        &[
+            "--parsable",
+            "--job-name=qz-timed",
+            "--array=0",
+            "--time=2",
+            "--signal=B:TERM@110",
+            "--output",
+            &timed_log,
+            &script,
+        ],
+    );
+    let timed = format!("{}_0", String::from_utf8_lossy(&timed.stdout).trim());
 
     wait_until("two checkpoints and shards from both workers", Duration::from_secs(180), || {
         checkpoint_steps(&run).len() >= 2
@@ -250,6 +270,17 @@ fn a_micro_run_on_slurm_survives_requeues_and_stops_cleanly() {
     assert!(status.status.success(), "{}", text(&status));
     let shown = text(&status);
     assert!(shown.contains("RUNNING") && shown.contains("trainer: step") && shown.contains("positions/s"), "{shown}");
+
+    wait_until("the time-limited task to stop on its signal", Duration::from_secs(180), || {
+        log_text(&run, "timed-").contains("stopping")
+            && tool(&cluster, "squeue", &["--noheader", "--name=qz-timed"]).stdout.is_empty()
+    });
+    let shown = String::from_utf8_lossy(&tool(&cluster, "scontrol", &["show", "job", &timed]).stdout).into_owned();
+    assert!(
+        shown.contains("JobState=COMPLETED") && shown.contains("ExitCode=0:0"),
+        "{timed}:\n{shown}\n{}",
+        log_text(&run, "timed-")
+    );
 
     let stopped = qizero(&cluster, &["slurm", "stop", "--run", &run_s]);
     assert!(stopped.status.success(), "{}", text(&stopped));
