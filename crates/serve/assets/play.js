@@ -34,7 +34,6 @@ const S = {
   autoKey: null, // the position the engine was last asked to answer, so it is asked once
   ai: { running: false, paused: false },
   waiters: [],
-  startBoards: new Map(), // start FEN -> board string, for showing ply 0 of a game
 };
 
 const board = new Board($('board'));
@@ -203,7 +202,6 @@ function applyState(state) {
   if (!state || state.id !== S.id) return;
   const prev = S.state;
   S.state = state;
-  if (state.history.length === 0) S.startBoards.set(state.start_fen, state.board);
   if (!prev || prev.fen !== state.fen || prev.history.length !== state.history.length) {
     S.selected = null;
     S.chooser = null;
@@ -405,36 +403,12 @@ async function reset(fen) {
 
 // ---- drawing ---------------------------------------------------------------------------
 
-function startBoard(st) {
-  if (st.start_board) return st.start_board;
-  const known = S.startBoards.get(st.start_fen);
-  if (known) return known;
-  fetchStartBoard(st);
-  return null;
-}
-
-// The state carries no board for ply 0 once moves are made (API.md); a scratch game set up
-// from the start FEN gives it, without the page reading FEN itself.
-const fetching = new Set();
-async function fetchStartBoard(st) {
-  if (fetching.has(st.start_fen)) return;
-  fetching.add(st.start_fen);
-  try {
-    const scratch = await api('POST', '/api/games', { game: st.game, fen: st.start_fen });
-    S.startBoards.set(st.start_fen, scratch.board);
-    del(`/api/games/${scratch.id}`).catch(() => {});
-    render();
-  } catch {
-    // shown already
-  }
-}
-
 // The position on the board: live, or an earlier one from the history.
 function shownPosition() {
   const st = S.state;
   const n = st.history.length;
   if (isLive()) return { board: st.board, check: st.check, last: n ? st.history[n - 1].move : null, fen: st.fen };
-  if (S.view === 0) return { board: startBoard(st) || '', check: null, last: null, fen: st.start_fen };
+  if (S.view === 0) return { board: st.start_board, check: null, last: null, fen: st.start_fen };
   const h = st.history[S.view - 1];
   return { board: h.board, check: h.check, last: h.move, fen: h.fen };
 }
