@@ -42,10 +42,13 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         anyhow::ensure!(dir.is_dir(), "--assets-dir {}: not a folder", dir.display());
     }
     // A game without a shipped model still serves alpha-beta and the runs' checkpoints.
-    let shipped = ["xiangqi", "draughts"]
-        .iter()
-        .filter_map(|game| crate::models::resolve_weights("default", game).ok().map(|p| ((*game).to_string(), p)))
-        .collect();
+    let mut shipped = Vec::new();
+    for game in ["xiangqi", "draughts"] {
+        match crate::models::resolve_weights("default", game) {
+            Ok(path) => shipped.push((game.to_string(), path)),
+            Err(e) => eprintln!("note: no shipped {game} model ({e:#}); the page offers alpha-beta and the runs' nets"),
+        }
+    }
     let config = serve::ServeConfig {
         addr: Some(args.addr),
         runs,

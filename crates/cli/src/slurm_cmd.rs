@@ -20,8 +20,9 @@ pub enum SlurmCommand {
     /// existing scripts are kept unless --force.
     Render(RenderArgs),
     /// Submit the three jobs with sbatch (rendering the scripts first if there are none) and
-    /// record their ids in RUN/slurm/jobs.json. A STOP file left by `qizero slurm stop` is
-    /// removed first. Refused while jobs of this run are still queued.
+    /// record their ids in RUN/slurm/jobs.json. Generation 0 is written first, so no job races
+    /// the trainer for it, and a STOP file left by `qizero slurm stop` is removed. Refused while
+    /// jobs of this run are still queued.
     Submit(RenderArgs),
     /// Show the run's jobs (squeue), positions/s per self-play worker, the trainer's step, the
     /// leases and the last gate decisions.
