@@ -36,7 +36,13 @@ pub fn parse_device(name: &str) -> Result<Device, String> {
             let count = tch::Cuda::device_count();
             let count = usize::try_from(count).unwrap_or(0);
             if index >= count {
-                return Err(format!("device '{name}' asked for, but libtorch sees {count} CUDA device(s)"));
+                let hint = if count == 0 {
+                    " (no GPU, or a binary built without libtorch_cuda among its libraries: the default \
+                     build leaves it out; scripts/build-device links it, see the README's \"On a GPU\")"
+                } else {
+                    ""
+                };
+                return Err(format!("device '{name}' asked for, but libtorch sees {count} CUDA device(s){hint}"));
             }
             Ok(Device::Cuda(index))
         }
