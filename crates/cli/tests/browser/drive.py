@@ -118,10 +118,17 @@ class Page:
         return self.read("the destination markers", lambda d: {int(e.get_attribute("data-dest")) for e in d.find_elements(By.CSS_SELECTOR, "[data-dest]")})
 
     def set_value(self, element_id, value):
+        """Types `value` over the box's text. Not with clear(): WebDriver's clear blurs the box,
+        and the page refills an unfocused FEN or record box on every state it receives (a late
+        report of a search), so the typing would be appended to the refilled text."""
         box = self.d.find_element(By.ID, element_id)
-        box.clear()
+        box.click()
+        box.send_keys(Keys.CONTROL, "a")
+        box.send_keys(Keys.DELETE)
         if value:
             box.send_keys(value)
+        got = box.get_attribute("value")
+        check(got == value, f"the {element_id} box holds {got!r}, not {value!r}")
 
     def set_checked(self, element_id, on):
         box = self.d.find_element(By.ID, element_id)
