@@ -136,11 +136,9 @@ fn queue(run: &RunDir) -> Result<Vec<QueueEntry>> {
     let names: Vec<String> = JobKind::ALL.iter().map(|k| format!("{tag}-{}", k.name())).collect();
     let text = slurm_tool(
         "squeue",
-        &["--noheader".into(), format!("--format={}|%j", slurm::SQUEUE_FORMAT), format!("--name={}", names.join(","))],
+        &["--noheader".into(), format!("--format={}", slurm::SQUEUE_FORMAT), format!("--name={}", names.join(","))],
     )?;
-    Ok(slurm::parse_squeue(
-        &text.lines().map(|l| l.rsplit_once('|').map_or(l, |(rest, _)| rest)).collect::<Vec<_>>().join("\n"),
-    ))
+    Ok(slurm::parse_squeue(&text))
 }
 
 fn submit(args: &RenderArgs) -> Result<()> {

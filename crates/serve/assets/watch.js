@@ -107,22 +107,11 @@ async function loadRatings() {
       [String(p.games ?? '–'), 'num'],
       [typeof p.score === 'number' ? `${(p.score * 100).toFixed(1)}%` : '–', 'num'],
     ];
-    for (const [text, cls] of cells) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      if (cls) td.className = cls;
-      tr.appendChild(td);
-    }
+    appendCells(tr, cells);
     tbody.appendChild(tr);
   });
   if (!players.length) {
-    const tr = document.createElement('tr');
-    const td = document.createElement('td');
-    td.colSpan = 6;
-    td.className = 'muted';
-    td.textContent = 'no ratings yet (the first arena has not finished)';
-    tr.appendChild(td);
-    tbody.appendChild(tr);
+    emptyRow(tbody, 6, 'no ratings yet (the first arena has not finished)');
   }
   $('anchor').textContent = r.anchor ? `anchored at ${r.anchor} = 0` : '';
 
@@ -174,22 +163,11 @@ async function loadMetrics() {
     const verdict = g.verdict === null || g.verdict === undefined ? '–' : String(g.verdict);
     const cells = [[String(g.step ?? '–'), 'num'], [g.candidate ?? '–', 'name'], [g.best ?? '–', 'name'],
       [verdict, `verdict-${verdict.toLowerCase()}`], [String(g.wins ?? '–'), 'num'], [String(g.draws ?? '–'), 'num'], [String(g.losses ?? '–'), 'num']];
-    for (const [text, cls] of cells) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      td.className = cls;
-      tr.appendChild(td);
-    }
+    appendCells(tr, cells);
     tbody.appendChild(tr);
   }
   if (!gates.length) {
-    const tr = document.createElement('tr');
-    const td = document.createElement('td');
-    td.colSpan = 7;
-    td.className = 'muted';
-    td.textContent = 'no gate yet';
-    tr.appendChild(td);
-    tbody.appendChild(tr);
+    emptyRow(tbody, 7, 'no gate yet');
   }
 }
 
@@ -321,3 +299,24 @@ async function start() {
 }
 
 start();
+
+// A table row's cells: [text, class] pairs.
+function appendCells(tr, cells) {
+  for (const [text, cls] of cells) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    if (cls) td.className = cls;
+    tr.appendChild(td);
+  }
+}
+
+// One muted row across `cols` columns, for an empty table.
+function emptyRow(tbody, cols, text) {
+  const tr = document.createElement('tr');
+  const td = document.createElement('td');
+  td.colSpan = cols;
+  td.className = 'muted';
+  td.textContent = text;
+  tr.appendChild(td);
+  tbody.appendChild(tr);
+}
