@@ -40,7 +40,7 @@
 
 use crate::{Encode, EncodingInfo};
 use ::draughts::rules::KING_MOVES_PLIES;
-use ::draughts::{Color, Game, Move, SQUARES, Square};
+use ::draughts::{Color, Game, Kind, Move, SQUARES, Square};
 
 /// Version id of this encoding.
 pub const ID: &str = "draughts-v1";
@@ -155,11 +155,33 @@ impl Encode for Game {
         assert!(idx < POLICY_SIZE, "policy index {idx} out of range");
         idx
     }
+
+    /// A side starts with 20 men; ten men's worth ends most decided games.
+    const MATERIAL_SCALE: f32 = 10.0;
+
+    fn material(&self) -> f32 {
+        let pos = self.position();
+        let us = pos.side_to_move();
+        let of = |color: Color| pos.count(color, Kind::Man) as f32 + 3.0 * pos.count(color, Kind::King) as f32;
+        of(us) - of(!us)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn material_counts_kings_three_times() {
+        assert_eq!(Game::new().material(), 0.0);
+        let game = Game::from_fen("W:WK46,31,32:B1,2,3").expect("fen");
+        assert_eq!(game.material(), 2.0);
+        assert_eq!(game.material_target(), 0.2);
+        let black = Game::from_fen("B:WK46,31,32:B1,2,3").expect("fen");
+        assert_eq!(black.material(), -2.0);
+        let crushed = Game::from_fen("W:WK46,K47,K48,K49,K50:B1").expect("fen");
+        assert_eq!(crushed.material_target(), 1.0, "clamped");
+    }
 
     #[test]
     fn index_and_squares_round_trip() {

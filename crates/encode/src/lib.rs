@@ -98,6 +98,21 @@ pub trait Encode: game::Game {
     /// # Panics
     /// If `sym >= ENCODING.symmetries` or `idx >= ENCODING.policy_size`.
     fn transform_policy_index(sym: usize, idx: usize) -> usize;
+
+    /// Material differences are divided by this for the material head's target
+    /// ([`Encode::material_target`]): about the largest swing an ordinary game ends with.
+    const MATERIAL_SCALE: f32;
+
+    /// The material of the side to move minus the opponent's, in the game's customary units
+    /// (xiangqi: soldier 1, advisor and elephant 2, horse 4, cannon 4.5, rook 9, general 0;
+    /// draughts: man 1, king 3). The raw form of the material head's target.
+    fn material(&self) -> f32;
+
+    /// The material head's target at this position: [`Encode::material`] over
+    /// [`Encode::MATERIAL_SCALE`], clamped to [-1, 1] (the head's tanh range).
+    fn material_target(&self) -> f32 {
+        (self.material() / Self::MATERIAL_SCALE).clamp(-1.0, 1.0)
+    }
 }
 
 /// Encodes `games` into a new `[batch, planes, height, width]` array.

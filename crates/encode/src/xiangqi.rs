@@ -262,11 +262,52 @@ impl Encode for Game {
         assert!(sym < 2, "xiangqi has 2 symmetries, not {}", sym + 1);
         if sym == 1 { usize::from(TABLES.mirror[idx]) } else { idx }
     }
+
+    /// A side starts with 48 (5 + 2 x 2 + 2 x 2 + 2 x 4 + 2 x 4.5 + 2 x 9); two rooks' worth
+    /// ends most decided games.
+    const MATERIAL_SCALE: f32 = 18.0;
+
+    fn material(&self) -> f32 {
+        let pos = self.position();
+        let us = pos.side_to_move();
+        let of = |color: Color| -> f32 {
+            Kind::ALL.iter().map(|&kind| pos.pieces(color, kind).count() as f32 * material_value(kind)).sum()
+        };
+        of(us) - of(!us)
+    }
+}
+
+/// The customary value of a xiangqi piece in soldiers (the general counts 0: it is never taken).
+fn material_value(kind: Kind) -> f32 {
+    match kind {
+        Kind::King => 0.0,
+        Kind::Advisor | Kind::Elephant => 2.0,
+        Kind::Horse => 4.0,
+        Kind::Cannon => 4.5,
+        Kind::Rook => 9.0,
+        Kind::Soldier => 1.0,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use game::Game as _;
+
+    #[test]
+    fn material_counts_for_the_side_to_move() {
+        let mut game = Game::new();
+        assert_eq!(game.material(), 0.0);
+        // The cannon takes the centre soldier over its own: Black to move, a soldier down.
+        for m in ["h2e2", "h9g7", "e2e6"] {
+            game.play_unchecked(game.parse_move_strict(m).expect("legal"));
+        }
+        assert_eq!(game.material(), -1.0);
+        assert_eq!(game.material_target(), -1.0 / 18.0);
+        let kings_and_rooks = Game::from_fen("4k4/9/9/9/9/9/9/9/4R4/R3K4 b - - 0 1").expect("fen");
+        assert_eq!(kings_and_rooks.material(), -18.0);
+        assert_eq!(kings_and_rooks.material_target(), -1.0, "clamped");
+    }
 
     #[test]
     fn label_counts_by_piece_geometry() {

@@ -19,6 +19,10 @@ pub struct NetConfig {
     pub policy_channels: usize,
     /// Width of the hidden layer of the value head. Default 64, range 8..=512.
     pub value_hidden: usize,
+    /// An auxiliary head that predicts the game's final material difference (side to move's
+    /// view, [`encode::Encode::material_target`]) from the value head's hidden layer, trained
+    /// beside the value and ignored by the search. Default false.
+    pub material_head: bool,
     /// Where the net runs: `auto` (the first CUDA device if there is one, else the CPU), `cpu`,
     /// `cuda` or `cuda:N`. Default `auto`.
     pub device: String,
@@ -38,6 +42,7 @@ impl Default for NetConfig {
             se_ratio: 0,
             policy_channels: 8,
             value_hidden: 64,
+            material_head: false,
             device: "auto".to_owned(),
             half: false,
             cpu_threads: 0,
@@ -53,11 +58,13 @@ impl NetConfig {
     }
 
     /// The architecture as stored in a checkpoint's metadata: the fields that decide the shape of
-    /// the weights, and nothing about placement.
+    /// the weights, and nothing about placement. `material_head=1` is written only when the head
+    /// is on, so nets without it keep the description they had before the head existed.
     #[must_use]
     pub fn architecture(&self) -> String {
+        let material = if self.material_head { " material_head=1" } else { "" };
         format!(
-            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}",
+            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}{material}",
             self.blocks, self.channels, self.se_ratio, self.policy_channels, self.value_hidden
         )
     }
@@ -72,7 +79,7 @@ impl NetConfig {
         if words.next() != Some("resnet") {
             return Err(format!("architecture '{architecture}' is not a 'resnet ...' description"));
         }
-        let mut config = self.clone();
+        let mut config = NetConfig { material_head: false, ..self.clone() };
         for word in words {
             let (key, value) =
                 word.split_once('=').ok_or_else(|| format!("architecture part '{word}' is not key=value"))?;
@@ -83,6 +90,8 @@ impl NetConfig {
                 "se_ratio" => config.se_ratio = value,
                 "policy_channels" => config.policy_channels = value,
                 "value_hidden" => config.value_hidden = value,
+                "material_head" if value <= 1 => config.material_head = value == 1,
+                "material_head" => return Err(format!("architecture part '{word}': material_head is 0 or 1")),
                 _ => return Err(format!("architecture part '{word}': unknown field '{key}'")),
             }
         }
@@ -126,5 +135,17 @@ mod tests {
         assert!(NetConfig::default().with_architecture("resnet blocks=x").is_err());
         assert!(NetConfig::default().with_architecture("resnet depth=3").is_err());
         assert!(NetConfig::default().with_architecture("resnet blocks=0").is_err());
+        assert!(NetConfig::default().with_architecture("resnet material_head=2").is_err());
+    }
+
+    #[test]
+    fn the_material_head_is_part_of_the_architecture() {
+        let plain = NetConfig::tiny();
+        assert!(!plain.architecture().contains("material"), "{}", plain.architecture());
+        let with = NetConfig { material_head: true, ..NetConfig::tiny() };
+        assert!(with.architecture().ends_with(" material_head=1"), "{}", with.architecture());
+        assert!(NetConfig::tiny().with_architecture(&with.architecture()).expect("reads").material_head);
+        // An architecture without the part is a net without the head, whatever the base says.
+        assert!(!with.with_architecture(&plain.architecture()).expect("reads").material_head);
     }
 }

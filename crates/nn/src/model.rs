@@ -6,7 +6,11 @@
 //!   -> blocks x { conv 3x3 -> BN -> ReLU -> conv 3x3 -> BN -> [SE] -> + skip -> ReLU }
 //!   -> policy head: conv 1x1 (policy_channels) -> BN -> ReLU -> linear -> logits [B, policy_size]
 //!   -> value head:  conv 1x1 (2) -> BN -> ReLU -> linear (value_hidden) -> ReLU -> linear (1) -> tanh
+//!                                                     [material head: -> linear (1) -> tanh]
 //! ```
+//! The material head (`net.material_head`), when on, reads the value head's hidden layer and
+//! predicts the game's final material difference; only training uses it
+//! ([`PolicyValueNet::forward_heads_t`]), so the search pays nothing for it.
 //! Logits cover the encoding's whole policy index space; callers mask them to the legal moves.
 //! The value is from the side to move's view, like every value in qizero.
 //!
@@ -129,6 +133,7 @@ pub struct PolicyValueNet {
     value_bn: nn::BatchNorm,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    material_fc: Option<nn::Linear>,
     game: String,
     encoding: EncodingInfo,
     config: NetConfig,
@@ -203,6 +208,8 @@ impl PolicyValueNet {
         let vh = dim(config.value_hidden);
         let value_fc1 = nn::linear(&root / "value_fc1", VALUE_CHANNELS * h * w, vh, inits.linear());
         let value_fc2 = nn::linear(&root / "value_fc2", vh, 1, inits.linear());
+        // Made last, so that a net without the head draws exactly the weights it drew before.
+        let material_fc = config.material_head.then(|| nn::linear(&root / "material_fc", vh, 1, inits.linear()));
         let mut net = PolicyValueNet {
             vs,
             stem,
@@ -215,6 +222,7 @@ impl PolicyValueNet {
             value_bn,
             value_fc1,
             value_fc2,
+            material_fc,
             game: game.to_owned(),
             encoding,
             config: config.clone(),
@@ -238,6 +246,17 @@ impl PolicyValueNet {
     /// Policy logits `[B, policy_size]` and values `[B]` (tanh, side to move's view) for a batch of
     /// encoded positions `[B, planes, H, W]`. `train` switches batch norm to batch statistics.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let (policy, value, _) = self.forward_heads(xs, train, false);
+        (policy, value)
+    }
+
+    /// [`PolicyValueNet::forward_t`] with the material head's predictions `[B]` (tanh, side to
+    /// move's view) as well, `None` for a net without the head. For training.
+    pub fn forward_heads_t(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor, Option<Tensor>) {
+        self.forward_heads(xs, train, true)
+    }
+
+    fn forward_heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
         let xs = xs.to_device(self.device()).to_kind(self.kind);
         let mut t = xs.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
         for block in &self.blocks {
@@ -245,17 +264,25 @@ impl PolicyValueNet {
         }
         let policy =
             t.apply(&self.policy_conv).apply_t(&self.policy_bn, train).relu().flatten(1, -1).apply(&self.policy_fc);
-        let value = t
+        let hidden = t
             .apply(&self.value_conv)
             .apply_t(&self.value_bn, train)
             .relu()
             .flatten(1, -1)
             .apply(&self.value_fc1)
-            .relu()
-            .apply(&self.value_fc2)
-            .tanh()
-            .view([-1]);
-        (policy, value)
+            .relu();
+        let value = hidden.apply(&self.value_fc2).tanh().view([-1]);
+        let material = match &self.material_fc {
+            Some(fc) if material => Some(hidden.apply(fc).tanh().view([-1])),
+            _ => None,
+        };
+        (policy, value, material)
+    }
+
+    /// Whether the net has the material head (`net.material_head`).
+    #[must_use]
+    pub fn has_material_head(&self) -> bool {
+        self.material_fc.is_some()
     }
 
     /// Inference: [`PolicyValueNet::forward_t`] without gradients and with running batch-norm

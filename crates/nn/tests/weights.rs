@@ -2,6 +2,7 @@
 //! must keep playing the same games), and libtorch's process-wide state left alone by building
 //! and loading nets. A test binary of its own, so no other test changes that state meanwhile.
 
+use game::Game as _;
 use nn::checkpoint::{content_id, weights_sha256};
 use nn::{NetConfig, PolicyValueNet};
 
@@ -50,4 +51,28 @@ fn nets_built_at_once_on_several_threads_are_still_pinned() {
             assert_eq!(id, if *seed == 1 { "005247df497a" } else { two.as_str() }, "seed {seed}");
         }
     });
+}
+
+/// The material head is drawn after every other layer, so a seeded net with it plays exactly
+/// as the same net without it; only training reads the head's predictions, one per position.
+#[test]
+fn the_material_head_leaves_policy_and_value_alone() {
+    let with = NetConfig { material_head: true, ..cpu_tiny() };
+    let plain = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 1).expect("net");
+    let headed = PolicyValueNet::for_game::<xiangqi::Game>(&with, 1).expect("net");
+    assert!(headed.has_material_head() && !plain.has_material_head());
+    assert!(headed.parameter_count() > plain.parameter_count());
+    let info = <xiangqi::Game as encode::Encode>::ENCODING;
+    let (start, mut opened) = (xiangqi::Game::default(), xiangqi::Game::default());
+    opened.play(opened.parse_move_strict("h2e2").expect("move")).expect("legal");
+    let mut planes = vec![0f32; 2 * info.plane_len()];
+    encode::encode_into(&[&start, &opened], &mut planes);
+    let dims = [2, info.planes, info.height, info.width].map(|d| i64::try_from(d).expect("small"));
+    let xs = tch::Tensor::from_slice(&planes).view(dims);
+    let (p0, v0) = plain.infer(&xs);
+    let (p1, v1) = headed.infer(&xs);
+    assert!(p0.allclose(&p1, 0.0, 0.0, false) && v0.allclose(&v1, 0.0, 0.0, false));
+    let (_, _, material) = headed.forward_heads_t(&xs, false);
+    assert_eq!(material.expect("a material prediction").size(), [2]);
+    assert!(plain.forward_heads_t(&xs, false).2.is_none());
 }

@@ -138,6 +138,9 @@ pub struct TrainEvent {
     pub policy_loss: f64,
     /// Mean value squared error.
     pub value_loss: f64,
+    /// Mean squared error of the material head (a net with the head only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub material_loss: Option<f64>,
     /// Mean total loss.
     pub total_loss: f64,
     /// The learning rate of the last step.
@@ -172,6 +175,9 @@ pub struct CheckpointEvent {
     pub policy_loss: f64,
     /// Mean value loss since the parent.
     pub value_loss: f64,
+    /// Mean material loss since the parent (a net with the material head only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub material_loss: Option<f64>,
     /// Mean total loss since the parent.
     pub total_loss: f64,
     /// The learning rate of the last step.

@@ -79,8 +79,9 @@ pub fn train_until<G: Encode>(
         Event::Resumed => bar.say("train: new data, training again"),
         Event::Step(s) => {
             bar.set_position(s.step);
+            let material = s.material_loss.map(|m| format!(" material {m:.3}")).unwrap_or_default();
             bar.set_message(&format!(
-                "loss {:.3} (policy {:.3} value {:.3})  {:.0} samples/s",
+                "loss {:.3} (policy {:.3} value {:.3}{material})  {:.0} samples/s",
                 s.total_loss,
                 s.policy_loss,
                 s.value_loss,
@@ -95,6 +96,7 @@ pub fn train_until<G: Encode>(
                 window_positions: m.window_positions,
                 policy_loss: m.losses.policy,
                 value_loss: m.losses.value,
+                material_loss: m.losses.material,
                 total_loss: m.losses.total,
                 learning_rate: m.learning_rate,
                 samples_per_s: m.samples_per_second,
@@ -125,6 +127,7 @@ pub fn train_until<G: Encode>(
                     window_positions: l.window.positions,
                     policy_loss: l.losses.policy,
                     value_loss: l.losses.value,
+                    material_loss: l.losses.material,
                     total_loss: l.losses.total,
                     learning_rate: l.learning_rate,
                     corrupt_shards: l.corrupt_shards,

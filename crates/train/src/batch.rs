@@ -35,6 +35,9 @@ pub struct Batch {
     /// Value targets `[B]`, `f32`, side to move's view: z, q or their mix, as
     /// [`ValueTarget::value`] of the `value_target` the batch was built with.
     pub value: Tensor,
+    /// Material head targets `[B]`, `f32`, side to move's view: the game's final material
+    /// difference scaled to [-1, 1] (used only by a net with the head).
+    pub material: Tensor,
     /// Added to the policy logits before the softmax `[B, P]`, `f32`: 0 at the indices of the
     /// position's legal moves, [`ILLEGAL`] elsewhere, so the policy loss is the cross-entropy of
     /// a softmax over the legal moves alone, the distribution the search uses as priors.
@@ -87,26 +90,27 @@ pub fn build<G: Encode>(
     let mut planes = vec![0f32; batch_size * plane_len];
     let mut index = vec![0i64; batch_size * width];
     let mut share = vec![0f32; batch_size * width];
-    let mut values = vec![0f32; batch_size];
+    // Per row: the value target and the material target.
+    let mut targets = vec![(0f32, 0f32); batch_size];
     let labels = info.policy_size;
     let mut mask = vec![ILLEGAL; batch_size * labels];
     let fill = |picks: &[(u64, usize)],
                 planes: &mut [f32],
                 index: &mut [i64],
                 share: &mut [f32],
-                values: &mut [f32],
+                values: &mut [(f32, f32)],
                 mask: &mut [f32]| {
-        let targets = index.chunks_exact_mut(width).zip(share.chunks_exact_mut(width));
+        let policies = index.chunks_exact_mut(width).zip(share.chunks_exact_mut(width));
         let rows =
-            planes.chunks_exact_mut(plane_len).zip(targets).zip(values.iter_mut()).zip(mask.chunks_exact_mut(labels));
+            planes.chunks_exact_mut(plane_len).zip(policies).zip(values.iter_mut()).zip(mask.chunks_exact_mut(labels));
         let mut scratch = Vec::new();
         for (&(at, sym), (((p, (i, s)), v), m)) in picks.iter().zip(rows) {
-            let (z, q) = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
-            *v = value_target.value(z, q);
+            let t = fill_row(window, at, sym, Row { planes: p, index: i, share: s, mask: m }, &mut scratch);
+            *v = (value_target.value(t.z, t.q), t.material);
         }
     };
     match pool.filter(|p| p.current_num_threads() > 1) {
-        None => fill(&picks, &mut planes, &mut index, &mut share, &mut values, &mut mask),
+        None => fill(&picks, &mut planes, &mut index, &mut share, &mut targets, &mut mask),
         Some(pool) => {
             // Rows are independent: each chunk fills its own, whatever thread takes it.
             let rows = batch_size.div_ceil(pool.current_num_threads()).max(1);
@@ -115,7 +119,7 @@ pub fn build<G: Encode>(
                 .zip(planes.par_chunks_mut(rows * plane_len))
                 .zip(index.par_chunks_mut(rows * width))
                 .zip(share.par_chunks_mut(rows * width))
-                .zip(values.par_chunks_mut(rows))
+                .zip(targets.par_chunks_mut(rows))
                 .zip(mask.par_chunks_mut(rows * labels));
             pool.install(|| {
                 chunks.for_each(|(((((picks, planes), index), share), values), mask)| {
@@ -124,6 +128,7 @@ pub fn build<G: Encode>(
             });
         }
     }
+    let (values, materials): (Vec<f32>, Vec<f32>) = targets.into_iter().unzip();
     let (b, k) = (batch_size as i64, width as i64);
     let dims = [b, info.planes as i64, info.height as i64, info.width as i64];
     Batch {
@@ -131,6 +136,7 @@ pub fn build<G: Encode>(
         policy_index: Tensor::from_slice(&index).view([b, k]),
         policy_share: Tensor::from_slice(&share).view([b, k]),
         value: Tensor::from_slice(&values),
+        material: Tensor::from_slice(&materials),
         legal_mask: Tensor::from_slice(&mask).view([b, labels as i64]),
         size: batch_size,
     }
@@ -144,15 +150,24 @@ struct Row<'a> {
     mask: &'a mut [f32],
 }
 
+/// The scalar targets of a row as stored: z and q (for the value target) and the material
+/// target.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct RowTargets {
+    z: f32,
+    q: f32,
+    material: f32,
+}
+
 /// Writes one row (planes, sparse policy target, legal-move mask) for the window's position
-/// `at` under symmetry `sym`; returns its z and q, for the value target.
+/// `at` under symmetry `sym`; returns its scalar targets.
 fn fill_row<G: Encode>(
     window: &WindowSnapshot<G>,
     at: u64,
     sym: usize,
     row: Row<'_>,
     scratch: &mut Vec<u32>,
-) -> (f32, f32) {
+) -> RowTargets {
     let Row { planes, index, share, mask } = row;
     let (shard, s) = window.locate(at);
     let sample = shard.samples[s];
@@ -178,7 +193,7 @@ fn fill_row<G: Encode>(
         *index = i as i64;
         *share = p;
     }
-    (sample.z, sample.q)
+    RowTargets { z: sample.z, q: sample.q, material: sample.material }
 }
 
 #[cfg(test)]
@@ -225,8 +240,12 @@ mod tests {
     }
 
     fn window(policy: PolicyTarget) -> WindowSnapshot<xiangqi::Game> {
+        window_of(&small_shard(), policy)
+    }
+
+    fn window_of(shard: &Shard, policy: PolicyTarget) -> WindowSnapshot<xiangqi::Game> {
         let path = Path::new("small.shard");
-        let loaded = LoadedShard::from_shard("small.shard".into(), &small_shard(), path, policy).expect("loads");
+        let loaded = LoadedShard::from_shard("small.shard".into(), shard, path, policy).expect("loads");
         let n = loaded.positions() as u64;
         WindowSnapshot { shards: vec![Arc::new(loaded)], ends: vec![n] }
     }
@@ -247,8 +266,8 @@ mod tests {
         let (mut planes, mut mask) = (vec![0.0; info.plane_len()], vec![ILLEGAL; info.policy_size]);
         let (mut index, mut share) = (vec![0; width], vec![0.0; width]);
         let row = Row { planes: &mut planes, index: &mut index, share: &mut share, mask: &mut mask };
-        let (z, q) = fill_row(window, at, 0, row, &mut Vec::new());
-        (target.value(z, q), index.into_iter().zip(share).collect())
+        let t = fill_row(window, at, 0, row, &mut Vec::new());
+        (target.value(t.z, t.q), index.into_iter().zip(share).collect())
     }
 
     #[test]
@@ -276,6 +295,39 @@ mod tests {
         let w = window(PolicyTarget::Visits);
         assert_eq!(row(&w, 0, ValueTarget::Z).1, expected(0, &[("h2e2", 0.75), ("b2e2", 0.25)]));
         assert_eq!(row(&w, 1, ValueTarget::Z).1, expected(1, &[("h9g7", 1.0)]));
+    }
+
+    /// The material target is the game's final material difference, from each sample's side
+    /// to move: the small game ends with Red's cannon having taken a soldier (h2e2 h9g7 e2e6,
+    /// then Black resigns), Red a soldier up.
+    #[test]
+    fn material_targets_are_the_final_material_for_the_side_to_move() {
+        let mut shard = small_shard();
+        let record = &mut shard.games[0];
+        record.moves.push("e2e6".into());
+        record.result = GameResult { winner: Some(Winner::First), reason: "resign".into() };
+        let mut last = record.samples[1].clone();
+        (last.ply, last.pi, last.z) = (2, vec![("e2e6".to_owned(), 1.0)], 1.0);
+        record.samples.push(last);
+        record.samples[0].z = 1.0;
+        record.samples[1].z = -1.0;
+        let w = window_of(&shard, PolicyTarget::Auto);
+        let soldier = 1.0 / xiangqi::Game::MATERIAL_SCALE;
+        let info = xiangqi::Game::ENCODING;
+        for (at, expected) in [(0, soldier), (1, -soldier), (2, soldier)] {
+            let width = w.pi_len(at);
+            let (mut planes, mut mask) = (vec![0.0; info.plane_len()], vec![ILLEGAL; info.policy_size]);
+            let (mut index, mut share) = (vec![0; width], vec![0.0; width]);
+            let row = Row { planes: &mut planes, index: &mut index, share: &mut share, mask: &mut mask };
+            assert_eq!(fill_row(&w, at, 0, row, &mut Vec::new()).material, expected, "ply {at}");
+        }
+        let b = build(&w, 5, 0, 16, ValueTarget::Z, None);
+        let materials = Vec::<f32>::try_from(&b.material).expect("materials");
+        let values = Vec::<f32>::try_from(&b.value).expect("values");
+        for (m, z) in materials.iter().zip(values) {
+            // Red's samples (z 1) are a soldier up, Black's (z -1) a soldier down.
+            assert_eq!(*m, z * soldier);
+        }
     }
 
     /// `build` writes each row's value target by `value_target` and pads the policy to the

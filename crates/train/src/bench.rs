@@ -15,7 +15,7 @@
 use crate::batch;
 use crate::config::{OptimizerKind, TrainConfig};
 use crate::optim::Optimizer;
-use crate::trainer::{Trainer, TrainerSetup, losses, read_losses};
+use crate::trainer::{LossWeights, Trainer, TrainerSetup, losses, read_losses};
 use crate::{TrainError, synthetic};
 use encode::Encode;
 use nn::{NetConfig, PolicyValueNet};
@@ -128,22 +128,22 @@ pub fn run<G: Encode>(options: &BenchOptions, progress: &mut dyn FnMut(String)) 
     .map_err(torch)?;
     let ours_net = PolicyValueNet::for_game::<G>(&net_config, options.seed)?;
     let mut ours = Optimizer::new(ours_net.var_store(), &train)?;
-    let vw = train.value_loss_weight;
+    let weights = LossWeights { value: train.value_loss_weight, material: train.material_loss_weight };
 
     let mut bare_step = || -> Result<(), TrainError> {
-        let [p, v, t] = losses(&bare_net, &xs, (&index, &share, &mask), &z, vw).map_err(torch)?;
+        let terms = losses(&bare_net, &xs, (&index, &share, &mask), &z, None, weights).map_err(torch)?;
         builtin.zero_grad();
-        t.f_backward().map_err(torch)?;
+        terms.total.f_backward().map_err(torch)?;
         builtin.step();
-        read_losses(&p, &v, &t).map_err(torch)?;
+        read_losses(&terms).map_err(torch)?;
         Ok(())
     };
     let mut ours_step = || -> Result<(), TrainError> {
-        let [p, v, t] = losses(&ours_net, &xs, (&index, &share, &mask), &z, vw).map_err(torch)?;
+        let terms = losses(&ours_net, &xs, (&index, &share, &mask), &z, None, weights).map_err(torch)?;
         ours.zero_grad();
-        t.f_backward().map_err(torch)?;
+        terms.total.f_backward().map_err(torch)?;
         ours.step(train.learning_rate)?;
-        read_losses(&p, &v, &t).map_err(torch)?;
+        read_losses(&terms).map_err(torch)?;
         Ok(())
     };
     // Warm up all three (allocator, kernels, the first prefetch).

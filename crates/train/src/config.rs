@@ -175,6 +175,10 @@ pub struct TrainConfig {
     /// Weight of the value loss (mean squared error of the tanh value against the value target)
     /// next to the policy cross-entropy in the total loss. Default 1.0, range [0, 100].
     pub value_loss_weight: f64,
+    /// Weight of the material head's loss (mean squared error against the game's final
+    /// material difference, scaled to [-1, 1]) in the total loss; used only when the net has
+    /// the head (`net.material_head`). Default 1.0, range [0, 100].
+    pub material_loss_weight: f64,
     /// The value target: `"z"` (the game result), `"q"` (the search's root value) or
     /// `"mix:X"`, `(1 - X) * z + X * q` ([`ValueTarget`]). Default `"z"`; X in [0, 1].
     pub value_target: ValueTarget,
@@ -235,6 +239,7 @@ impl Default for TrainConfig {
             adam_eps: 1e-8,
             weight_decay: 1e-4,
             value_loss_weight: 1.0,
+            material_loss_weight: 1.0,
             value_target: ValueTarget::Z,
             policy_target: PolicyTarget::Auto,
             window_positions: 500_000,
@@ -288,6 +293,8 @@ impl TrainConfig {
         real("adam_eps", c.adam_eps, c.adam_eps > 0.0 && c.adam_eps <= 1.0, "(0, 1]")?;
         real("weight_decay", c.weight_decay, (0.0..=1.0).contains(&c.weight_decay), "[0, 1]")?;
         real("value_loss_weight", c.value_loss_weight, (0.0..=100.0).contains(&c.value_loss_weight), "[0, 100]")?;
+        let material = c.material_loss_weight;
+        real("material_loss_weight", material, (0.0..=100.0).contains(&material), "[0, 100]")?;
         if let ValueTarget::Mix(x) = c.value_target {
             if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
                 let value = format!("\"{}\"", c.value_target);

@@ -56,7 +56,11 @@ pub struct MeanLosses {
     pub policy: f64,
     /// Value mean squared error.
     pub value: f64,
-    /// Total loss (policy + value weight x value).
+    /// The material head's mean squared error (a net with the head only; absent before the
+    /// head existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<f64>,
+    /// Total loss (policy + value weight x value + material weight x material).
     pub total: f64,
 }
 

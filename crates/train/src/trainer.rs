@@ -2,9 +2,10 @@
 //!
 //! One step: take batch `step` (built in the background while the previous step ran, when
 //! `loader_threads > 0`), run the net in training mode, compute
-//! `loss = policy cross-entropy + value_loss_weight * value MSE`, against the batch's policy
-//! target (`train.policy_target`: the improved policy or the visit shares) and value target
-//! (`train.value_target`: z, q or a mix), back-propagate (the policy's softmax is taken over
+//! `loss = policy cross-entropy + value_loss_weight * value MSE` (plus
+//! `material_loss_weight * material MSE` for a net with the material head), against the batch's
+//! policy target (`train.policy_target`: the improved policy or the visit shares), value target
+//! (`train.value_target`: z, q or a mix) and final material difference, back-propagate (the policy's softmax is taken over
 //! the position's legal moves only, as the search's priors are: the net spends no capacity on
 //! learning which moves are legal), then let the [`Optimizer`] update the weights at the
 //! scheduled learning rate. Weight decay (the L2 term) is applied by the optimiser, not added
@@ -97,6 +98,8 @@ pub struct StepStats {
     pub policy_loss: f64,
     /// Value mean squared error of the batch.
     pub value_loss: f64,
+    /// Material head's mean squared error of the batch (a net with the head only).
+    pub material_loss: Option<f64>,
     /// The total loss.
     pub total_loss: f64,
 }
@@ -191,6 +194,7 @@ struct LossSum {
     steps: u64,
     policy: f64,
     value: f64,
+    material: Option<f64>,
     total: f64,
     seconds: f64,
 }
@@ -200,13 +204,22 @@ impl LossSum {
         self.steps += 1;
         self.policy += s.policy_loss;
         self.value += s.value_loss;
+        if let Some(m) = s.material_loss {
+            *self.material.get_or_insert(0.0) += m;
+        }
         self.total += s.total_loss;
         self.seconds += seconds;
     }
 
     fn mean(&self) -> MeanLosses {
         let n = self.steps.max(1) as f64;
-        MeanLosses { steps: self.steps, policy: self.policy / n, value: self.value / n, total: self.total / n }
+        MeanLosses {
+            steps: self.steps,
+            policy: self.policy / n,
+            value: self.value / n,
+            material: self.material.map(|m| m / n),
+            total: self.total / n,
+        }
     }
 }
 
@@ -390,12 +403,14 @@ impl<G: Encode> Trainer<G> {
             self.prefetch = Some(Prefetch { step: next, window, handle });
         }
         let lr = c.learning_rate_at(self.step);
-        let (policy, value, total) = self.loss(&batch).map_err(|e| TrainError::Torch(format!("training step: {e}")))?;
+        let (policy, value, material, total) =
+            self.loss(&batch).map_err(|e| TrainError::Torch(format!("training step: {e}")))?;
         let stats = StepStats {
             step: self.step + 1,
             learning_rate: lr,
             policy_loss: policy,
             value_loss: value,
+            material_loss: material,
             total_loss: total,
         };
         if !total.is_finite() {
@@ -409,18 +424,20 @@ impl<G: Encode> Trainer<G> {
     }
 
     /// Forward, losses, backward: leaves the gradients for the optimiser; returns the losses.
-    fn loss(&mut self, batch: &Batch) -> Result<(f64, f64, f64), tch::TchError> {
+    fn loss(&mut self, batch: &Batch) -> Result<(f64, f64, Option<f64>, f64), tch::TchError> {
         let device = self.net.device();
         let xs = batch.inputs.f_to_device(device)?;
         let index = batch.policy_index.f_to_device(device)?;
         let share = batch.policy_share.f_to_device(device)?;
         let mask = batch.legal_mask.f_to_device(device)?;
         let z = batch.value.f_to_device(device)?;
-        let [policy, value, total] =
-            losses(&self.net, &xs, (&index, &share, &mask), &z, self.setup.train.value_loss_weight)?;
+        let material = batch.material.f_to_device(device)?;
+        let c = &self.setup.train;
+        let weights = LossWeights { value: c.value_loss_weight, material: c.material_loss_weight };
+        let terms = losses(&self.net, &xs, (&index, &share, &mask), &z, Some(&material), weights)?;
         self.optimizer.zero_grad();
-        total.f_backward()?;
-        read_losses(&policy, &value, &total)
+        terms.total.f_backward()?;
+        read_losses(&terms)
     }
 
     /// Writes a checkpoint at the current step (weights, optimiser state, then the lineage
@@ -571,33 +588,62 @@ impl<G: Encode> Trainer<G> {
     }
 }
 
+/// The weights of the value and material terms next to the policy cross-entropy.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct LossWeights {
+    pub(crate) value: f64,
+    pub(crate) material: f64,
+}
+
+/// The loss terms of one batch, as tensors on the net's device.
+pub(crate) struct LossTerms {
+    pub(crate) policy: Tensor,
+    pub(crate) value: Tensor,
+    /// Present when the net has the material head and the batch a material target.
+    pub(crate) material: Option<Tensor>,
+    pub(crate) total: Tensor,
+}
+
 /// The training losses of a batch already on the net's device: policy cross-entropy against the
 /// sparse target `(index, share)` (nats, mean over the batch), value mean squared error against
-/// the value target `z` (whatever `train.value_target` made it), and
-/// `policy + value_weight * value`.
+/// the value target `z` (whatever `train.value_target` made it), the material head's mean
+/// squared error against `material` (for a net with the head, when given), and
+/// `policy + weights.value * value + weights.material * material`.
 pub(crate) fn losses(
     net: &PolicyValueNet,
     xs: &Tensor,
     (index, share, legal_mask): (&Tensor, &Tensor, &Tensor),
     z: &Tensor,
-    value_weight: f64,
-) -> Result<[Tensor; 3], tch::TchError> {
-    let (logits, value) = net.forward_t(xs, true);
+    material: Option<&Tensor>,
+    weights: LossWeights,
+) -> Result<LossTerms, tch::TchError> {
+    let (logits, value, predicted) = net.forward_heads_t(xs, true);
     let logits = logits.f_to_kind(Kind::Float)?.f_add(legal_mask)?;
     let logp = logits.f_log_softmax(-1, Kind::Float)?.f_gather(1, index, false)?;
     let policy = logp.f_mul(share)?.f_sum_dim_intlist(1, false, Kind::Float)?.f_mean(Kind::Float)?.f_neg()?;
     let value = value.f_to_kind(Kind::Float)?.f_sub(z)?.f_square()?.f_mean(Kind::Float)?;
-    let total = policy.f_add(&value.f_mul_scalar(value_weight)?)?;
-    Ok([policy, value, total])
+    let mut total = policy.f_add(&value.f_mul_scalar(weights.value)?)?;
+    let material = match (predicted, material) {
+        (Some(predicted), Some(target)) => {
+            let loss = predicted.f_to_kind(Kind::Float)?.f_sub(target)?.f_square()?.f_mean(Kind::Float)?;
+            total = total.f_add(&loss.f_mul_scalar(weights.material)?)?;
+            Some(loss)
+        }
+        _ => None,
+    };
+    Ok(LossTerms { policy, value, material, total })
 }
 
-/// The three losses as numbers (one transfer from the device).
-pub(crate) fn read_losses(policy: &Tensor, value: &Tensor, total: &Tensor) -> Result<(f64, f64, f64), tch::TchError> {
-    let all = Tensor::f_stack(&[policy.detach(), value.detach(), total.detach()], 0)?
-        .f_to_device(tch::Device::Cpu)?
-        .f_to_kind(Kind::Double)?;
+/// The losses as numbers (one transfer from the device): policy, value, material (if any),
+/// total.
+pub(crate) fn read_losses(terms: &LossTerms) -> Result<(f64, f64, Option<f64>, f64), tch::TchError> {
+    let mut parts = vec![terms.policy.detach(), terms.value.detach(), terms.total.detach()];
+    if let Some(m) = &terms.material {
+        parts.push(m.detach());
+    }
+    let all = Tensor::f_stack(&parts, 0)?.f_to_device(tch::Device::Cpu)?.f_to_kind(Kind::Double)?;
     let v = Vec::<f64>::try_from(&all)?;
-    Ok((v[0], v[1], v[2]))
+    Ok((v[0], v[1], v.get(3).copied(), v[2]))
 }
 
 /// Removes temporary files and checkpoint files newer than `newest` (the newest manifest's

@@ -53,6 +53,9 @@ pub(crate) struct SampleData {
     pub(crate) z: f32,
     /// The search's root value, side to move's view.
     pub(crate) q: f32,
+    /// The material head's target: the game's final material difference, side to move's view
+    /// ([`Encode::material_target`] of the last position, its sign turned for the other side).
+    pub(crate) material: f32,
     /// Range of the policy target in [`LoadedShard::policy`].
     pub(crate) policy_start: u32,
     pub(crate) policy_len: u32,
@@ -99,7 +102,10 @@ impl<G: Encode> LoadedShard<G> {
         let (mut moves, mut indices) = (Vec::new(), Vec::new());
         for (g, record) in data.games.iter().enumerate() {
             let game_index = u32::try_from(g).unwrap_or(u32::MAX);
+            let first_sample = samples.len();
+            let mut movers = Vec::new();
             let end: G = record.replay_with::<G>(path, |view| {
+                movers.push(view.game.side_to_move());
                 let target = match policy {
                     PolicyTarget::Auto if !view.improved.is_empty() => view.improved,
                     PolicyTarget::Auto | PolicyTarget::Visits => view.pi,
@@ -114,10 +120,15 @@ impl<G: Encode> LoadedShard<G> {
                     ply: view.sample.ply,
                     z: view.sample.z,
                     q: view.sample.root_value,
+                    material: 0.0,
                     policy_start: start,
                     policy_len: target.len() as u32,
                 });
             })?;
+            let (end_material, end_mover) = (end.material_target(), end.side_to_move());
+            for (sample, mover) in samples[first_sample..].iter_mut().zip(movers) {
+                sample.material = if mover == end_mover { end_material } else { -end_material };
+            }
             // replay_with checked the FEN already; this second parse cannot fail.
             let start = G::from_fen(&record.start_fen)
                 .map_err(|e| shard::ShardError::Decode { path: path.to_path_buf(), msg: e.to_string() })?;

@@ -470,3 +470,48 @@ fn targets_reach_the_trainer() {
     assert!(visits.0 != base.0, "policy losses: auto {} visits {}", base.0, visits.0);
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A net with the material head trains it beside the value (the total loss counts it with
+/// `material_loss_weight`), records it in the checkpoint, and resumes only as a net with the
+/// head: its architecture says so.
+#[test]
+fn the_material_head_trains_and_resumes() {
+    let run = scratch("material");
+    write_shards::<xiangqi::Game>(&run, 2, 3, 100);
+    let config = TrainConfig { material_loss_weight: 0.5, ..train_config() };
+    let mut with_head = setup(&run, config);
+    with_head.net.material_head = true;
+    let mut trainer = Trainer::<xiangqi::Game>::open(with_head.clone()).expect("open");
+    let (summary, events) =
+        run_collect(&mut trainer, RunOptions { until_step: Some(60), no_wait: true, ..RunOptions::default() });
+    let steps: Vec<&train::StepStats> =
+        events.iter().filter_map(|e| if let Event::Step(s) = e { Some(s) } else { None }).collect();
+    assert_eq!(steps.len(), 60);
+    let material: Vec<f64> = steps.iter().map(|s| s.material_loss.expect("a material loss every step")).collect();
+    for (s, m) in steps.iter().zip(&material) {
+        assert!((s.total_loss - s.policy_loss - s.value_loss - 0.5 * m).abs() < 1e-4, "{s:?}");
+    }
+    let (first, last) = (material[..5].iter().sum::<f64>() / 5.0, material[55..].iter().sum::<f64>() / 5.0);
+    assert!(last < first, "material loss did not fall: first {first:.4}, last {last:.4}");
+    let lineage = summary.last_checkpoint.expect("a checkpoint at step 60");
+    assert!(lineage.architecture.ends_with(" material_head=1"), "{}", lineage.architecture);
+    assert!(lineage.losses.material.is_some_and(f64::is_finite));
+    drop(trainer);
+    let resumed = Trainer::<xiangqi::Game>::open(with_head).expect("resume");
+    assert_eq!(resumed.step(), 60);
+    let Err(refused) = Trainer::<xiangqi::Game>::open(setup(&run, train_config())) else {
+        panic!("a net without the head resumed from one with it");
+    };
+    assert!(refused.to_string().contains("material_head=1"), "{refused}");
+    // A plain net's steps carry no material loss, and its manifest no material field.
+    let plain = scratch("material-plain");
+    write_shards::<xiangqi::Game>(&plain, 1, 2, 100);
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&plain, train_config())).expect("open");
+    trainer.rescan().expect("scan");
+    assert_eq!(trainer.train_step().expect("step").material_loss, None);
+    trainer.checkpoint().expect("checkpoint");
+    let json = std::fs::read_to_string(plain.join("checkpoints/1.json")).expect("manifest");
+    assert!(!json.contains("material"), "{json}");
+    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(&plain);
+}
