@@ -89,7 +89,12 @@ impl<G: SearchGame> MctsAgent<G> {
     /// The agent `spec` describes, with `evaluator` (whatever checkpoint the spec names).
     #[must_use]
     pub fn with_evaluator(name: &str, evaluator: Arc<dyn Evaluator<G>>, spec: &MctsSpec, seed: u64) -> MctsAgent<G> {
-        let settings = NetSettings { batch: spec.batch, tree_reuse: spec.reuse, ..NetSettings::default() };
+        let settings = NetSettings {
+            batch: spec.batch,
+            tree_reuse: spec.reuse,
+            gumbel_root: spec.gumbel,
+            ..NetSettings::default()
+        };
         MctsAgent {
             name: name.to_string(),
             searcher: NetSearcher::with_evaluator(evaluator, settings, seed),

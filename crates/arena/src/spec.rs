@@ -14,6 +14,8 @@
 //!     sims=N (200)  batch=N (1)           root visits per move; leaves per evaluator call
 //!     reuse=true|false (true)             keep the subtree of the moves played since the
 //!                                         last move (its visits count towards sims)
+//!     root=puct|gumbel (puct)             the root rule: PUCT, or the Gumbel root without
+//!                                         its draws (Sequential Halving, greedy choice)
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime; on a
 //!                                         clock, the clocks are sent as well or instead)
@@ -60,6 +62,9 @@ pub struct MctsSpec {
     /// Keep the searched subtree from move to move (default true); its visits count towards
     /// `simulations`, so reuse saves simulations.
     pub reuse: bool,
+    /// The root rule: PUCT (false, the default) or the Gumbel root without its draws
+    /// (Sequential Halving over the moves of the highest priors; `root=gumbel`).
+    pub gumbel: bool,
 }
 
 /// The kinds of agent, with their configuration.
@@ -165,7 +170,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
-const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -292,7 +297,7 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true };
+    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false };
     for (name, value) in options(body.unwrap_or_default()) {
         match name {
             "ckpt" => match value {
@@ -306,6 +311,13 @@ fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
                     Some("true") => true,
                     Some("false") => false,
                     _ => return Err(bad(name, value, "true or false")),
+                }
+            }
+            "root" => {
+                spec.gumbel = match value {
+                    Some("puct") => false,
+                    Some("gumbel") => true,
+                    _ => return Err(bad(name, value, "puct or gumbel")),
                 }
             }
             _ => {
@@ -367,12 +379,13 @@ mod tests {
                 checkpoint: Some(PathBuf::from("runs/a/checkpoints/200-ab.safetensors")),
                 simulations: 64,
                 batch: 1,
-                reuse: true
+                reuse: true,
+                gumbel: false
             })
         );
         assert_eq!(
             AgentSpec::parse("mcts").expect("parses").kind,
-            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true })
+            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false })
         );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
         let AgentKind::Uci(uci) =
@@ -408,6 +421,11 @@ mod tests {
             AgentSpec::parse("mcts:reuse=false").map(|s| s.kind),
             Ok(AgentKind::Mcts(MctsSpec { reuse: false, .. }))
         ));
+        assert!(matches!(
+            AgentSpec::parse("mcts:root=gumbel,sims=48").map(|s| s.kind),
+            Ok(AgentKind::Mcts(MctsSpec { gumbel: true, simulations: 48, .. }))
+        ));
+        assert!(err("mcts:root=alphazero").starts_with("bad option root=alphazero: expected puct or gumbel"));
         assert!(err("mcts:ckpt=").starts_with("bad option ckpt="));
         assert!(err("mcts:depth=3").starts_with("unknown option 'depth' for mcts"));
         assert!(err("uci:").starts_with("uci needs a program"));

@@ -105,7 +105,7 @@ enum Command {
     /// Play a match between two agents and rate A against B.
     ///
     /// Agents: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
-    /// mcts[:ckpt=PATH,sims=N,batch=N] (a checkpoint's net, ckpt=default the shipped model of
+    /// mcts[:ckpt=PATH,sims=N,batch=N,reuse=false,root=gumbel] (a checkpoint's net, ckpt=default the shipped model of
     /// the game; without ckpt the rules alone),
     /// uci:PROGRAM[,Option=value...] (xiangqi) and hub:PROGRAM[,...] (draughts). Each opening is
     /// played twice, colours swapped; an agent that crashes, hangs or plays an illegal move

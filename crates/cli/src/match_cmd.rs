@@ -18,7 +18,7 @@ pub struct MatchArgs {
     #[arg(long, value_enum)]
     game: GameName,
     /// Agent A, whose side the score is from: random, alphabeta[:depth=N,movetime=MS,nodes=N,
-    /// hash=MB,book=true], mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,movetime=MS,ranks=1-10,
+    /// hash=MB,book=true], mcts[:ckpt=PATH,sims=N,batch=N,reuse=false,root=gumbel], uci:PROGRAM[,movetime=MS,ranks=1-10,
     /// Option=value...] (xiangqi) or hub:PROGRAM[,...] (draughts). ckpt=default is the shipped
     /// model of the game; mcts without ckpt searches with the rules alone.
     #[arg(long)]

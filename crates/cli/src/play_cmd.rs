@@ -47,7 +47,7 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value = "xiangqi")]
     game: GameName,
     /// The opponent: random, alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
-    /// mcts[:ckpt=PATH,sims=N,batch=N], uci:PROGRAM[,...] (xiangqi) or hub:PROGRAM[,...]
+    /// mcts[:ckpt=PATH,sims=N,batch=N,reuse=false,root=gumbel], uci:PROGRAM[,...] (xiangqi) or hub:PROGRAM[,...]
     /// (draughts). Without limits of its own it thinks for --movetime per move. Here mcts
     /// without ckpt= plays the shipped model of --game (models/GAME.safetensors; ckpt=default
     /// names it in qizero match too). Default: alphabeta, or mcts with --weights.

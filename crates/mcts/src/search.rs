@@ -81,7 +81,7 @@ pub struct Search<G: Game> {
     noise_wanted: bool,
     noise_applied: bool,
     /// A Gumbel search asked for ([`Search::start_gumbel`]) and not yet begun: its simulations.
-    gumbel_wanted: Option<u32>,
+    gumbel_wanted: Option<(u32, bool)>,
     /// The Gumbel search running at this root.
     gumbel: Option<GumbelRoot>,
 }
@@ -153,7 +153,18 @@ impl<G: Game> Search<G> {
     /// in the statistics but are not part of the plan. The Gumbel draws come from the tree's
     /// seeded generator. Calling it again restarts the plan with new draws.
     pub fn start_gumbel(&mut self, simulations: u32) {
-        self.gumbel_wanted = Some(simulations);
+        self.gumbel_wanted = Some((simulations, true));
+        self.gumbel = None;
+        self.apply_root_plans();
+    }
+
+    /// [`Search::start_gumbel`] without the Gumbel draws (every `g` is 0), for play rather than
+    /// self-play: the `m` moves with the highest priors are considered, Sequential Halving keeps
+    /// the better half by `log P + sigma(Q)`, and [`Search::choose_move`] plays the best
+    /// survivor whatever the temperature. The same root and net give the same move, whatever
+    /// the seed.
+    pub fn start_gumbel_greedy(&mut self, simulations: u32) {
+        self.gumbel_wanted = Some((simulations, false));
         self.gumbel = None;
         self.apply_root_plans();
     }
@@ -175,9 +186,13 @@ impl<G: Game> Search<G> {
         if !self.tree.nodes.first().is_some_and(|n| n.expanded) {
             return;
         }
-        if let Some(simulations) = self.gumbel_wanted.take() {
+        if let Some((simulations, draws)) = self.gumbel_wanted.take() {
             let edges = self.tree.edge_range(0).len();
-            let noise: Vec<f32> = (0..edges).map(|_| gumbel_of_uniform(self.rng.random::<f64>())).collect();
+            let noise: Vec<f32> = if draws {
+                (0..edges).map(|_| gumbel_of_uniform(self.rng.random::<f64>())).collect()
+            } else {
+                vec![0.0; edges]
+            };
             let considered = self.params.gumbel_considered as usize;
             self.gumbel = Some(GumbelRoot::new(noise, edges, considered, simulations as usize));
         }
@@ -786,6 +801,33 @@ mod tests {
             assert_eq!(&visits[..2], &[11, 11], "seed {seed}: {visits:?}");
             assert_eq!(visits.iter().sum::<u32>(), 48);
         }
+    }
+
+    /// Without the draws the plan is the same for every seed: it considers the moves of the
+    /// highest priors and plays the best of them by Q.
+    #[test]
+    fn the_greedy_plan_is_the_same_for_every_seed() {
+        let game = xiangqi::Game::new();
+        let eval = KnownValues { root_ply: 0, best: "h2e2".to_owned() };
+        let mut played = Vec::new();
+        for seed in 0..8 {
+            let mut search = Search::new(game.clone(), gumbel_params(16), seed);
+            search.start_gumbel_greedy(48);
+            search.run(&eval, 48).expect("searches");
+            let visited: Vec<String> =
+                search.root_stats().iter().filter(|s| s.visits > 0).map(|s| game.move_to_string(s.mv)).collect();
+            assert_eq!(visited.len(), 16, "seed {seed}");
+            played.push((visited, search.choose_move(1.0).map(|m| game.move_to_string(m))));
+        }
+        assert!(played.windows(2).all(|w| w[0] == w[1]), "{played:?}");
+        let mut noisy = Vec::new();
+        for seed in 0..8 {
+            let mut search = Search::new(game.clone(), gumbel_params(16), seed);
+            search.start_gumbel(48);
+            search.run(&eval, 48).expect("searches");
+            noisy.push(search.root_stats().iter().filter(|s| s.visits > 0).map(|s| s.mv).collect::<Vec<_>>());
+        }
+        assert!(noisy.windows(2).any(|w| w[0] != w[1]), "with the draws, the considered moves vary with the seed");
     }
 
     #[test]

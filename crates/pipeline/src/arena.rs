@@ -261,6 +261,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 simulations: self.arena.simulations,
                 batch: self.arena.leaves_per_batch,
                 reuse: true,
+                gumbel: false,
             }),
         }
     }

@@ -86,6 +86,13 @@ pub struct NetSettings {
     /// `TreeReuse` / `tree-reuse`: keep the subtree of the moves played since the last search.
     /// Default true.
     pub tree_reuse: bool,
+    /// `GumbelRoot` / `gumbel-root`: for a search with a fixed number of simulations (`nodes`,
+    /// or no limit), visit the root moves by Sequential Halving over the `gumbel_considered`
+    /// moves of the highest priors and play the best survivor by `log P + sigma(Q)`, as the
+    /// Gumbel root does in self-play but without the Gumbel draws (a greedy choice, or a
+    /// sample while the temperature applies). Searches limited by time or depth stay PUCT.
+    /// Default false.
+    pub gumbel_root: bool,
     /// `MoveOverhead` / `move-overhead`: time kept back from every timed move for the protocol
     /// and the GUI, in milliseconds. 0..=[`MAX_MOVE_OVERHEAD_MS`]; default 50.
     pub move_overhead: Duration,
@@ -101,6 +108,7 @@ impl Default for NetSettings {
             temperature: 0.0,
             temperature_plies: 30,
             tree_reuse: true,
+            gumbel_root: false,
             move_overhead: Duration::from_millis(50),
         }
     }
@@ -443,6 +451,24 @@ impl<G: SearchGame> NetSearcher<G> {
         best.into_iter().collect()
     }
 
+    /// Starts the Gumbel root plan of [`NetSettings::gumbel_root`] when it applies: a search of
+    /// fixed simulations (no time, depth or infinite limit) with new simulations to run. With
+    /// the temperature in force (see [`NetSearcher::choose`]) the plan keeps its Gumbel draws,
+    /// so the move is sampled; otherwise it draws nothing.
+    fn start_gumbel(&self, search: &mut Search<G>, game: &G, plan: &Plan) {
+        let fixed = plan.time.is_none() && plan.depth.is_none() && !plan.infinite;
+        let new = plan.visits.map_or(0, |v| v.saturating_sub(search.root_visit_count()));
+        if !self.settings.gumbel_root || !fixed || new == 0 {
+            return;
+        }
+        let t = &self.settings;
+        if t.temperature > 0.0 && (game.ply() as u64) < u64::from(t.temperature_plies) {
+            search.start_gumbel(new);
+        } else {
+            search.start_gumbel_greedy(new);
+        }
+    }
+
     /// The move to play: the search's choice, or the most visited allowed move.
     fn choose(&self, search: &mut Search<G>, game: &G, allowed: &[u32]) -> Option<G::Move> {
         let t = &self.settings;
@@ -503,6 +529,7 @@ impl<G: SearchGame> Think<G> for NetSearcher<G> {
         let allowed: Vec<u32> =
             legal.as_ref().iter().map(G::move_id).filter(|id| limits.searchmoves.contains(id)).collect();
         let mut plan = Plan::of(limits, &self.settings);
+        self.start_gumbel(&mut search, game, &plan);
         let (mut simulations, mut last_info, mut stopped_early) = (0u32, start, false);
         let batch = self.settings.batch.max(1);
         while game.outcome().is_none() && !legal.as_ref().is_empty() && !self.stop.load(Ordering::SeqCst) {

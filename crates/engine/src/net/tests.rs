@@ -212,3 +212,36 @@ fn a_depth_limit_stops_at_that_mean_depth() {
     }
     assert!(visits >= reached && f64::from(visits) <= f64::from(reached) * 1.25 + 16.0, "{visits} vs {reached}");
 }
+
+/// `GumbelRoot` with a node limit: the root's visits follow the Sequential Halving plan over
+/// the 16 considered moves (16 x 1, 8 x 2, 4 x 5, 2 x 11 for 48), and the move is the same
+/// whatever the seed (no Gumbel draws). A time limit keeps PUCT.
+#[test]
+fn the_gumbel_root_halves_over_the_considered_moves() {
+    let game = xiangqi::Game::new();
+    let settings = NetSettings { gumbel_root: true, tree_reuse: false, batch: 4, ..NetSettings::default() };
+    let mut moves = Vec::new();
+    for seed in [1, 2, 3] {
+        let mut s = NetSearcher::with_evaluator(Arc::new(UniformEvaluator), settings.clone(), seed);
+        let result = think(&mut s, &game, &nodes(48));
+        assert_eq!(s.last().simulations, 48);
+        moves.push(result.best);
+    }
+    assert!(moves.windows(2).all(|w| w[0] == w[1]), "{moves:?}");
+    // The visit counts of the plan, read back through a searcher kept for inspection.
+    let mut s =
+        NetSearcher::with_evaluator(Arc::new(UniformEvaluator), NetSettings { tree_reuse: true, ..settings }, 1);
+    think(&mut s, &game, &nodes(48));
+    let tree = s.tree.as_ref().expect("the tree is kept");
+    let mut visits: Vec<u32> = tree.root_stats().iter().map(|m| m.visits).filter(|&v| v > 0).collect();
+    visits.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(visits.len(), 16, "{visits:?}");
+    assert_eq!(&visits[..2], &[11, 11], "{visits:?}");
+    // PUCT with the same budget visits the root moves differently.
+    let mut puct = searcher::<xiangqi::Game>(NetSettings { batch: 4, ..NetSettings::default() });
+    think(&mut puct, &game, &nodes(48));
+    let tree = puct.tree.as_ref().expect("the tree is kept");
+    let mut visits: Vec<u32> = tree.root_stats().iter().map(|m| m.visits).filter(|&v| v > 0).collect();
+    visits.sort_unstable_by(|a, b| b.cmp(a));
+    assert_ne!(visits.len(), 16, "{visits:?}");
+}

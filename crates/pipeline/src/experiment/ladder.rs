@@ -89,7 +89,13 @@ pub fn anchors(spec: &LadderSpec) -> Result<Vec<Anchor>, PipelineError> {
 fn mcts_spec(name: &str, path: &Path, simulations: u32) -> AgentSpec {
     AgentSpec {
         text: name.to_owned(),
-        kind: AgentKind::Mcts(MctsSpec { checkpoint: Some(path.to_path_buf()), simulations, batch: 1, reuse: true }),
+        kind: AgentKind::Mcts(MctsSpec {
+            checkpoint: Some(path.to_path_buf()),
+            simulations,
+            batch: 1,
+            reuse: true,
+            gumbel: false,
+        }),
     }
 }
 
