@@ -26,6 +26,10 @@ pub struct ArenaConfig {
     pub simulations: u32,
     /// Leaves one tree gathers per evaluator call. Default 1, range 1..=64.
     pub leaves_per_batch: u32,
+    /// The root rule of a checkpoint's MCTS agent: `puct`, or `gumbel` (the Gumbel root without
+    /// its draws: Sequential Halving over the moves of the highest priors, the best survivor
+    /// played). Default `puct`.
+    pub root: mcts::Root,
     /// Games of each checkpoint against the random baseline (0 = none). Default 40.
     pub games_vs_random: usize,
     /// Games of each checkpoint against the alpha-beta baseline (0 = none). Default 40.
@@ -63,6 +67,7 @@ impl Default for ArenaConfig {
         ArenaConfig {
             simulations: 200,
             leaves_per_batch: 1,
+            root: mcts::Root::Puct,
             games_vs_random: 40,
             games_vs_alphabeta: 40,
             alphabeta: "alphabeta:depth=2".to_owned(),

@@ -261,7 +261,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 simulations: self.arena.simulations,
                 batch: self.arena.leaves_per_batch,
                 reuse: true,
-                gumbel: false,
+                gumbel: self.arena.root == mcts::Root::Gumbel,
             }),
         }
     }

@@ -81,12 +81,16 @@ pub fn anchors(spec: &LadderSpec) -> Result<Vec<Anchor>, PipelineError> {
     if let Some(path) = &spec.reference {
         let id =
             format!("{REFERENCE}:{}", path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()));
-        out.push(Anchor { name: REFERENCE.to_owned(), id, spec: mcts_spec(REFERENCE, path, spec.simulations) });
+        out.push(Anchor {
+            name: REFERENCE.to_owned(),
+            id,
+            spec: mcts_spec(REFERENCE, path, spec.simulations, spec.root),
+        });
     }
     Ok(out)
 }
 
-fn mcts_spec(name: &str, path: &Path, simulations: u32) -> AgentSpec {
+fn mcts_spec(name: &str, path: &Path, simulations: u32, root: mcts::Root) -> AgentSpec {
     AgentSpec {
         text: name.to_owned(),
         kind: AgentKind::Mcts(MctsSpec {
@@ -94,7 +98,7 @@ fn mcts_spec(name: &str, path: &Path, simulations: u32) -> AgentSpec {
             simulations,
             batch: 1,
             reuse: true,
-            gumbel: false,
+            gumbel: root == mcts::Root::Gumbel,
         }),
     }
 }
@@ -152,6 +156,10 @@ pub struct PairingLine {
     pub games: usize,
     /// Simulations per move of its MCTS players (`ladder.simulations`).
     pub simulations: u32,
+    /// The root rule of its MCTS players (`ladder.root`; `puct` in lines written before the
+    /// option existed).
+    #[serde(default)]
+    pub root: mcts::Root,
     /// Games `a` won.
     pub wins: u32,
     /// Games drawn.
@@ -198,28 +206,29 @@ pub struct Scheduled {
 }
 
 impl Scheduled {
-    /// Whether `line` is this pairing played with `games` and `simulations`.
+    /// Whether `line` is this pairing played with `ladder`'s games, simulations and root rule.
     #[must_use]
-    pub fn is(&self, line: &PairingLine, games: usize, simulations: u32) -> bool {
+    pub fn is(&self, line: &PairingLine, ladder: &LadderSpec) -> bool {
         line.a == self.a.text
             && line.a_id == self.a_id
             && line.b == self.b.text
             && line.b_id == self.b_id
-            && line.games == games
-            && line.simulations == simulations
+            && line.games == ladder.games
+            && line.simulations == ladder.simulations
+            && line.root == ladder.root
     }
 }
 
 /// Every pairing of the ladder, in the order played: neighbouring anchors first (the
 /// reference last), then each entrant against each anchor.
 #[must_use]
-pub fn schedule(anchors: &[Anchor], entrants: &[Entrant], simulations: u32) -> Vec<Scheduled> {
+pub fn schedule(anchors: &[Anchor], entrants: &[Entrant], ladder: &LadderSpec) -> Vec<Scheduled> {
     let mut out: Vec<Scheduled> = anchors
         .windows(2)
         .map(|w| Scheduled { a: w[0].spec.clone(), a_id: w[0].id.clone(), b: w[1].spec.clone(), b_id: w[1].id.clone() })
         .collect();
     for e in entrants {
-        let me = mcts_spec(&e.name, &e.path, simulations);
+        let me = mcts_spec(&e.name, &e.path, ladder.simulations, ladder.root);
         for anchor in anchors {
             out.push(Scheduled { a: me.clone(), a_id: e.id.clone(), b: anchor.spec.clone(), b_id: anchor.id.clone() });
         }
@@ -227,11 +236,11 @@ pub fn schedule(anchors: &[Anchor], entrants: &[Entrant], simulations: u32) -> V
     out
 }
 
-/// The line of `lines` that is `s` played with `ladder`'s games and simulations, if any (the
-/// first, should there be several).
+/// The line of `lines` that is `s` played with `ladder`'s games, simulations and root rule, if
+/// any (the first, should there be several).
 #[must_use]
 pub fn played<'a>(s: &Scheduled, lines: &'a [PairingLine], ladder: &LadderSpec) -> Option<&'a PairingLine> {
-    lines.iter().find(|l| s.is(l, ladder.games, ladder.simulations))
+    lines.iter().find(|l| s.is(l, ladder))
 }
 
 /// The log `ladder/pairings.jsonl`.
@@ -304,7 +313,7 @@ pub fn play<G: ArenaGame + Encode>(
             dir.pairings().display()
         ));
     }
-    let all = schedule(anchors, entrants, ladder.simulations);
+    let all = schedule(anchors, entrants, ladder);
     let todo: Vec<&Scheduled> = all.iter().filter(|s| played(s, &lines, ladder).is_none()).collect();
     reporter.say(&format!(
         "ladder: {} player(s) and {} anchor(s), {} pairing(s) of {} games at {} simulations; {} already played \
@@ -392,6 +401,7 @@ fn play_one<G: ArenaGame + Encode>(
         b_id: s.b_id.clone(),
         games: ladder.games,
         simulations: ladder.simulations,
+        root: ladder.root,
         wins: result.score.wins,
         draws: result.score.draws,
         losses: result.score.losses,
@@ -446,6 +456,7 @@ pub(crate) mod tests {
             b_id: b.to_owned(),
             games: (w + d + l) as usize,
             simulations: 48,
+            root: mcts::Root::Puct,
             wins: w,
             draws: d,
             losses: l,
@@ -463,7 +474,7 @@ pub(crate) mod tests {
         };
         let anchors = anchors(&ladder).expect("anchors");
         let entrants = [entrant("a-s1", "a", 1, 300, true)];
-        let all = schedule(&anchors, &entrants, 48);
+        let all = schedule(&anchors, &entrants, &ladder);
         let names: Vec<(&str, &str)> = all.iter().map(|s| (s.a.text.as_str(), s.b.text.as_str())).collect();
         assert_eq!(
             names,
@@ -484,6 +495,20 @@ pub(crate) mod tests {
         lines[1].a_id = id.into();
         lines[1].simulations = 8;
         assert!(played(&all[1], &lines, &ladder).is_none());
+        // A ladder with the Gumbel root: its checkpoints search with it, and a line played with
+        // PUCT is not one of its pairings.
+        lines[1].simulations = 48;
+        assert!(played(&all[1], &lines, &ladder).is_some());
+        let gumbel = LadderSpec { root: mcts::Root::Gumbel, ..ladder };
+        let all = schedule(&anchors, &entrants, &gumbel);
+        assert!(matches!(&all[1].a.kind, AgentKind::Mcts(m) if m.gumbel));
+        assert!(played(&all[1], &lines, &gumbel).is_none());
+        lines[1].root = mcts::Root::Gumbel;
+        assert!(played(&all[1], &lines, &gumbel).is_some());
+        // Lines written before the option existed read as PUCT.
+        let old = r#"{"v":1,"a":"x","a_id":"x","b":"random","b_id":"random","games":2,"simulations":48,"wins":1,"draws":0,"losses":1,"seconds":1.0,"time_ms":0}"#;
+        let old: PairingLine = serde_json::from_str(old).expect("an old line reads");
+        assert_eq!(old.root, mcts::Root::Puct);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub struct Results {
     pub games: usize,
     /// Simulations per move of the rated checkpoints.
     pub simulations: u32,
+    /// The root rule of the rated checkpoints' search.
+    #[serde(default)]
+    pub root: mcts::Root,
     /// Which checkpoints were rated.
     pub checkpoints: Checkpoints,
     /// The anchors, in order.
@@ -135,10 +138,8 @@ pub fn assemble(
     lines: &[PairingLine],
 ) -> Result<Results, PipelineError> {
     let ladder = &plan.spec.ladder;
-    let used: Vec<PairingLine> = schedule(anchors, entrants, ladder.simulations)
-        .iter()
-        .filter_map(|s| played(s, lines, ladder).cloned())
-        .collect();
+    let used: Vec<PairingLine> =
+        schedule(anchors, entrants, ladder).iter().filter_map(|s| played(s, lines, ladder).cloned()).collect();
     let pairings: Vec<arena::ladder::Pairing> = used.iter().map(PairingLine::pairing).collect();
     let names: Vec<String> = anchors
         .iter()
@@ -188,6 +189,7 @@ pub fn assemble(
         anchor: ANCHOR.to_owned(),
         games: ladder.games,
         simulations: ladder.simulations,
+        root: ladder.root,
         checkpoints: ladder.checkpoints,
         anchors: anchors.iter().map(|a| rated(&a.name)).collect(),
         players,
@@ -342,9 +344,13 @@ fn intro(r: &Results) -> String {
         Checkpoints::Last => "each run's final checkpoint",
         Checkpoints::All => "every generation checkpoint",
     };
+    let root = match r.root {
+        mcts::Root::Puct => "",
+        mcts::Root::Gumbel => " (a Gumbel root without its draws)",
+    };
     format!(
         "{} runs of {} wall-clock minutes each (seeds {:?}); {which} rated on one ladder, {} games per pairing \
-         at {} simulations per move; Elo relative to {} = 0, 95% intervals.",
+         at {} simulations per move{root}; Elo relative to {} = 0, 95% intervals.",
         r.game, r.budget_minutes, r.seeds, r.games, r.simulations, r.anchor
     )
 }

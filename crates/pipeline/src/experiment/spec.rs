@@ -84,6 +84,9 @@ pub struct LadderSpec {
     /// MCTS simulations per move of every rated checkpoint (and of the reference net). Default
     /// 48, range 1..=100000.
     pub simulations: u32,
+    /// The root rule of every rated checkpoint's MCTS agent (and the reference net's): `puct`,
+    /// or `gumbel` (the Gumbel root without its draws). Default `puct`.
+    pub root: mcts::Root,
     /// `last` (each run's final checkpoint) or `all` (every generation checkpoint). Default
     /// `last`.
     pub checkpoints: Checkpoints,
@@ -112,6 +115,7 @@ impl Default for LadderSpec {
         LadderSpec {
             games: 40,
             simulations: 48,
+            root: mcts::Root::Puct,
             checkpoints: Checkpoints::Last,
             anchors: vec![ANCHOR.to_owned(), "alphabeta:depth=1".to_owned()],
             reference: None,
