@@ -44,6 +44,12 @@ pub(crate) struct GameData<G: Encode> {
     pub(crate) moves: Vec<G::Move>,
 }
 
+/// +1 for the first player, -1 for the second: turns a side-to-move value into the first
+/// player's view and back.
+fn side_sign(side: game::Side) -> f32 {
+    if side.index() == 0 { 1.0 } else { -1.0 }
+}
+
 /// One sample of a loaded shard.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct SampleData {
@@ -103,9 +109,7 @@ impl<G: Encode> LoadedShard<G> {
         for (g, record) in data.games.iter().enumerate() {
             let game_index = u32::try_from(g).unwrap_or(u32::MAX);
             let first_sample = samples.len();
-            let mut movers = Vec::new();
             let end: G = record.replay_with::<G>(path, |view| {
-                movers.push(view.game.side_to_move());
                 let target = match policy {
                     PolicyTarget::Auto if !view.improved.is_empty() => view.improved,
                     PolicyTarget::Auto | PolicyTarget::Visits => view.pi,
@@ -120,14 +124,15 @@ impl<G: Encode> LoadedShard<G> {
                     ply: view.sample.ply,
                     z: view.sample.z,
                     q: view.sample.root_value,
-                    material: 0.0,
+                    // The mover's sign for now; times the final material below.
+                    material: side_sign(view.game.side_to_move()),
                     policy_start: start,
                     policy_len: target.len() as u32,
                 });
             })?;
-            let (end_material, end_mover) = (end.material_target(), end.side_to_move());
-            for (sample, mover) in samples[first_sample..].iter_mut().zip(movers) {
-                sample.material = if mover == end_mover { end_material } else { -end_material };
+            let end_material = side_sign(end.side_to_move()) * end.material_target();
+            for sample in &mut samples[first_sample..] {
+                sample.material *= end_material;
             }
             // replay_with checked the FEN already; this second parse cannot fail.
             let start = G::from_fen(&record.start_fen)
