@@ -95,6 +95,8 @@ pub struct SelfplayEvent {
     pub resigned: u64,
     /// Games ended by the ply cap.
     pub capped: u64,
+    /// Games drawn by repetition. 0 in lines written before the field existed.
+    pub repetitions: u64,
     /// Games played with resignation off.
     pub no_resign_games: u64,
     /// Of those, games in which a side would have resigned.

@@ -161,12 +161,13 @@ fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, befo
         ));
     }
     reporter.say(&format!(
-        "results (first player): W/D/L {}/{}/{}, resigned {}, capped {}, false-resign rate {}",
+        "results (first player): W/D/L {}/{}/{}, resigned {}, capped {}, repetitions {}, false-resign rate {}",
         t.first_wins,
         t.draws,
         t.second_wins,
         t.resigned,
         t.capped,
+        t.repetitions,
         false_resign_text(t)
     ));
 }
@@ -194,6 +195,7 @@ impl Observer for MetricsObserver<'_> {
             second_wins: t.second_wins,
             resigned: t.resigned,
             capped: t.capped,
+            repetitions: t.repetitions,
             no_resign_games: t.no_resign_games,
             would_resign: t.would_resign,
             false_resigns: t.false_resigns,

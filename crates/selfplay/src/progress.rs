@@ -20,6 +20,7 @@ pub struct Progress {
     second_wins: AtomicU64,
     resigned: AtomicU64,
     capped: AtomicU64,
+    repetitions: AtomicU64,
     no_resign_games: AtomicU64,
     would_resign: AtomicU64,
     false_resigns: AtomicU64,
@@ -46,6 +47,9 @@ pub struct Totals {
     pub resigned: u64,
     /// Games stopped at `max_plies` (counted as draws too).
     pub capped: u64,
+    /// Games drawn by repetition (counted as draws too): the share to watch when self-play
+    /// drifts into shuffling.
+    pub repetitions: u64,
     /// Games played with resignation off.
     pub no_resign_games: u64,
     /// Of those, games where some side would have resigned.
@@ -98,6 +102,7 @@ impl Totals {
         }
         self.resigned += u64::from(matches!(game.outcome, Outcome::Win { reason: WinReason::Resignation, .. }));
         self.capped += u64::from(game.outcome == Outcome::Draw(DrawReason::Cap));
+        self.repetitions += u64::from(game.outcome == Outcome::Draw(DrawReason::Repetition));
         self.no_resign_games += u64::from(!game.resign_enabled);
         if let Some(side) = game.would_resign {
             self.would_resign += 1;
@@ -135,6 +140,7 @@ impl Progress {
             second_wins: get(&self.second_wins),
             resigned: get(&self.resigned),
             capped: get(&self.capped),
+            repetitions: get(&self.repetitions),
             no_resign_games: get(&self.no_resign_games),
             would_resign: get(&self.would_resign),
             false_resigns: get(&self.false_resigns),
@@ -160,6 +166,7 @@ impl Progress {
         add(&self.second_wins, t.second_wins);
         add(&self.resigned, t.resigned);
         add(&self.capped, t.capped);
+        add(&self.repetitions, t.repetitions);
         add(&self.no_resign_games, t.no_resign_games);
         add(&self.would_resign, t.would_resign);
         add(&self.false_resigns, t.false_resigns);

@@ -156,6 +156,11 @@ fn shards_hold_full_searches_with_consistent_targets() {
     let shards = read_all(&dir);
     assert_eq!(shards.len(), 3, "8 games in shards of 3: 3 + 3 + 2");
     assert_eq!(shards.iter().map(|(_, s)| s.games.len()).sum::<usize>(), 8);
+    let ended_by =
+        |reason: &str| shards.iter().flat_map(|(_, s)| &s.games).filter(|g| g.result.reason == reason).count() as u64;
+    assert_eq!(totals.capped, ended_by("cap"));
+    assert!(totals.capped > 0, "40-ply games of uniform play reach the cap");
+    assert_eq!(totals.repetitions, ended_by("repetition"));
     let samples: u64 = shards.iter().map(|(_, s)| s.counts().samples).sum();
     assert_eq!(samples, totals.samples);
     assert!(totals.samples > 0 && totals.samples < totals.moves, "cheap moves are not recorded");
