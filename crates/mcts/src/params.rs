@@ -63,6 +63,14 @@ pub struct MctsParams {
     /// Gumbel root: `c_scale` of the same transform. Unitless. Default 1.0 (the paper's board
     /// games; mctx's Atari default is 0.1); range (0, 100].
     pub gumbel_c_scale: f32,
+    /// What completing a draw by repetition costs the side that completes it, in the search
+    /// only: such a position is worth `+repetition_penalty` to the side to move there (the
+    /// opponent of the repeater) instead of an exact 0, and it is no longer a proven draw. Zero-
+    /// sum, so both players steer away from repeating; the game itself still ends drawn and its
+    /// value target stays 0. Meant for self-play, where nets whose values all sit near 0 drift
+    /// into shuffling pieces. Value units. Default 0.0 (a repetition is an exact draw); range
+    /// [0, 1].
+    pub repetition_penalty: f32,
 }
 
 /// The root's move selection ([`MctsParams::root`]), written `"puct"` or `"gumbel"` in a config.
@@ -93,6 +101,7 @@ impl Default for MctsParams {
             gumbel_considered: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            repetition_penalty: 0.0,
         }
     }
 }
@@ -145,6 +154,7 @@ impl MctsParams {
         check("gumbel_considered", self.gumbel_considered.into(), 1.0, false, 256.0, "[1, 256]")?;
         check("gumbel_c_visit", self.gumbel_c_visit.into(), 0.0, false, 10_000.0, "[0, 10000]")?;
         check("gumbel_c_scale", self.gumbel_c_scale.into(), 0.0, true, 100.0, "(0, 100]")?;
+        check("repetition_penalty", self.repetition_penalty.into(), 0.0, false, 1.0, "[0, 1]")?;
         Ok(())
     }
 }

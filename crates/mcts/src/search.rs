@@ -463,10 +463,24 @@ impl<G: Game> Search<G> {
             }
             self.game.play_unchecked(self.tree.moves[i]);
             if let Some(outcome) = self.game.outcome() {
-                self.tree.edges[i].proof = Proof::of_value(-outcome.value_for(self.game.side_to_move()));
+                let (_, proof) = self.terminal(outcome);
+                self.tree.edges[i].proof = proof;
             }
             self.game.undo();
         }
+    }
+
+    /// A finished game at the tree's current position: its value to the side to move there,
+    /// and the proof for the move that led to it. A draw by repetition with a
+    /// [`MctsParams::repetition_penalty`] is worth the penalty to the side to move (the repeater
+    /// pays it) and proves nothing, so every visit backs the same value up again.
+    fn terminal(&self, outcome: game::Outcome) -> (f32, Proof) {
+        let penalty = self.params.repetition_penalty;
+        if penalty > 0.0 && outcome == game::Outcome::Draw(game::DrawReason::Repetition) {
+            return (penalty, Proof::Unknown);
+        }
+        let v = outcome.value_for(self.game.side_to_move());
+        (v, Proof::of_value(-v))
     }
 
     /// Leaves waiting for the evaluator this round.
@@ -568,8 +582,8 @@ impl<G: Game> Search<G> {
                 // The game layer lists no move only when the game is over; a draw is the
                 // only safe reading of a game without moves and without a result.
                 debug_assert!(outcome.is_some(), "no legal move but no result in {:?}", self.game);
-                let v = outcome.map_or(0.0, |o| o.value_for(self.game.side_to_move()));
-                self.tree.edges[e].proof = Proof::of_value(-v);
+                let (v, proof) = outcome.map_or((0.0, Proof::Draw), |o| self.terminal(o));
+                self.tree.edges[e].proof = proof;
                 self.tree.backup(&self.paths[start..], v, false);
                 self.tree.propagate_proof(&self.paths[start..]);
                 break Descent::Terminal;
@@ -958,5 +972,51 @@ mod tests {
         assert!(search.run(&UniformEvaluator, (moves * 3) as u32).is_ok());
         let (mean, max) = search.depth_stats();
         assert!(mean > 1.0 && max >= 2, "mean {mean}, max {max}");
+    }
+
+    /// The start position with Red's and Black's horses shuffled out and back once and then out
+    /// again: Black's `g7h9` now makes the third occurrence, a draw by repetition.
+    fn before_a_repetition() -> (xiangqi::Game, xiangqi::Move) {
+        let mut game = xiangqi::Game::new();
+        for mv in "h2e2 h9g7 e2h2 g7h9 h2e2 h9g7 e2h2".split(' ') {
+            let mv = game.parse_move(mv).expect("legal");
+            game.play_unchecked(mv);
+        }
+        let repeat = game.parse_move("g7h9").expect("legal");
+        (game, repeat)
+    }
+
+    #[test]
+    fn a_repetition_is_an_exact_draw_without_a_penalty() {
+        let (game, repeat) = before_a_repetition();
+        let mut search = Search::new(game, params(), 1);
+        assert!(search.run(&UniformEvaluator, 600).is_ok());
+        let stats = search.root_stats();
+        let edge = stats.iter().find(|s| s.mv == repeat).expect("a root move");
+        assert_eq!(edge.proof, Proof::Draw);
+        assert_consistent(&search);
+    }
+
+    #[test]
+    fn the_repetition_penalty_charges_the_side_that_repeats() {
+        let (game, repeat) = before_a_repetition();
+        let penalty = 0.25;
+        let params = MctsParams { repetition_penalty: penalty, ..params() };
+        let mut search = Search::new(game, params, 1);
+        assert!(search.run(&UniformEvaluator, 600).is_ok());
+        let stats = search.root_stats();
+        let edge = stats.iter().find(|s| s.mv == repeat).expect("a root move");
+        // Not a proven draw any more: every visit backed up the repeater's cost, exactly.
+        assert_eq!(edge.proof, Proof::Unknown);
+        assert!(edge.visits > 0, "600 uniform simulations try every root move");
+        assert_eq!(edge.q, Some(-penalty));
+        // The other moves are worth 0 to the uniform evaluator: the repeat is the worst move.
+        let others = stats.iter().filter(|s| s.mv != repeat && s.visits > 0);
+        assert!(others.clone().count() > 10);
+        for other in others {
+            assert!(other.q.expect("visited") > -penalty, "{:?}", other.mv);
+        }
+        assert_ne!(search.choose_move(0.0), Some(repeat));
+        assert_consistent(&search);
     }
 }
