@@ -69,6 +69,8 @@ pub fn considered_visits(considered: usize, simulations: usize) -> Vec<u32> {
 pub(crate) struct Sigma {
     pub c_visit: f32,
     pub c_scale: f32,
+    /// The mover's value of a [`Proof::Repetition`] move: minus the repetition penalty.
+    pub repetition: f32,
 }
 
 /// The mixed value `v_mix` of a root whose net value is `raw` (its side to move's view):
@@ -105,7 +107,7 @@ pub(crate) fn sigma_completed_q(raw: f32, edges: &[Edge], sigma: Sigma) -> Vec<f
             let q = match e.proof {
                 Proof::Unknown if e.n > 0 => e.w / e.n as f32,
                 Proof::Unknown => v_mix,
-                proven => proven.value().unwrap_or(v_mix),
+                known => known.exact(sigma.repetition).unwrap_or(v_mix),
             };
             scale * (0.5 * (q.clamp(-1.0, 1.0) + 1.0))
         })
@@ -239,7 +241,7 @@ mod tests {
         // weighted Q = (0.5 * 0.5 + 0.3 * -0.5) / 0.8 = 0.125; v_mix = (0.2 + 3 * 0.125) / 4.
         let v_mix = (0.2 + 3.0 * 0.125) / 4.0;
         assert!((mixed_value(0.2, &edges) - v_mix).abs() < 1e-6);
-        let sigma = Sigma { c_visit: 50.0, c_scale: 1.0 };
+        let sigma = Sigma { c_visit: 50.0, c_scale: 1.0, repetition: 0.0 };
         let s = sigma_completed_q(0.2, &edges, sigma);
         let scale = 52.0; // c_visit + max N
         let expect = [scale * 0.75, scale * 0.25, scale * (v_mix + 1.0) / 2.0];
@@ -262,9 +264,9 @@ mod tests {
         let mut mate = edge(0.01, 0, 0.0);
         mate.proof = Proof::Win;
         let edges = [edge(0.99, 4, 0.0), mate];
-        let s = sigma_completed_q(0.0, &edges, Sigma { c_visit: 50.0, c_scale: 1.0 });
+        let s = sigma_completed_q(0.0, &edges, Sigma { c_visit: 50.0, c_scale: 1.0, repetition: 0.0 });
         assert!((s[1] - 54.0).abs() < 1e-4, "a proven win is q = 1: {s:?}");
-        let pi = improved_policy(0.0, &edges, Sigma { c_visit: 50.0, c_scale: 1.0 });
+        let pi = improved_policy(0.0, &edges, Sigma { c_visit: 50.0, c_scale: 1.0, repetition: 0.0 });
         assert!(pi[1] > 0.99, "the improved policy finds the mate the prior missed: {pi:?}");
     }
 

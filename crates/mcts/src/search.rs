@@ -176,7 +176,11 @@ impl<G: Game> Search<G> {
     }
 
     fn sigma(&self) -> Sigma {
-        Sigma { c_visit: self.params.gumbel_c_visit, c_scale: self.params.gumbel_c_scale }
+        Sigma {
+            c_visit: self.params.gumbel_c_visit,
+            c_scale: self.params.gumbel_c_scale,
+            repetition: -self.params.repetition_penalty,
+        }
     }
 
     /// Applies the root noise and starts the Gumbel plan that were asked for, once the root is
@@ -473,11 +477,11 @@ impl<G: Game> Search<G> {
     /// A finished game at the tree's current position: its value to the side to move there,
     /// and the proof for the move that led to it. A draw by repetition with a
     /// [`MctsParams::repetition_penalty`] is worth the penalty to the side to move (the repeater
-    /// pays it) and proves nothing, so every visit backs the same value up again.
+    /// pays it): a [`Proof::Repetition`], exact but no result, which minimax passes over.
     fn terminal(&self, outcome: game::Outcome) -> (f32, Proof) {
         let penalty = self.params.repetition_penalty;
         if penalty > 0.0 && outcome == game::Outcome::Draw(game::DrawReason::Repetition) {
-            return (penalty, Proof::Unknown);
+            return (penalty, Proof::Repetition);
         }
         let v = outcome.value_for(self.game.side_to_move());
         (v, Proof::of_value(-v))
@@ -544,6 +548,7 @@ impl<G: Game> Search<G> {
             c_puct: self.params.c_puct,
             fpu_reduction: self.params.fpu_reduction_root,
             virtual_loss: self.params.virtual_loss,
+            repetition: -self.params.repetition_penalty,
         };
         let inner = SelectParams { fpu_reduction: self.params.fpu_reduction, ..root };
         let end = loop {
@@ -562,7 +567,7 @@ impl<G: Game> Search<G> {
             }
             self.paths.push((node, to_u32(e)));
             let edge = self.tree.edges[e];
-            if let Some(v) = edge.proof.value() {
+            if let Some(v) = edge.proof.exact(-self.params.repetition_penalty) {
                 // `v` is the mover's; backup takes the view after the move.
                 self.tree.backup(&self.paths[start..], -v, false);
                 break Descent::Terminal;
@@ -1006,10 +1011,12 @@ mod tests {
         assert!(search.run(&UniformEvaluator, 600).is_ok());
         let stats = search.root_stats();
         let edge = stats.iter().find(|s| s.mv == repeat).expect("a root move");
-        // Not a proven draw any more: every visit backed up the repeater's cost, exactly.
-        assert_eq!(edge.proof, Proof::Unknown);
+        // Not a proven draw any more but a charged repetition, known before any visit (the
+        // root's moves are all tried once): each visit backed up the repeater's cost, exactly.
+        assert_eq!(edge.proof, Proof::Repetition);
         assert!(edge.visits > 0, "600 uniform simulations try every root move");
         assert_eq!(edge.q, Some(-penalty));
+        assert_eq!(search.root_proof(), Proof::Unknown, "a charged repetition proves nothing");
         // The other moves are worth 0 to the uniform evaluator: the repeat is the worst move.
         let others = stats.iter().filter(|s| s.mv != repeat && s.visits > 0);
         assert!(others.clone().count() > 10);
@@ -1018,5 +1025,25 @@ mod tests {
         }
         assert_ne!(search.choose_move(0.0), Some(repeat));
         assert_consistent(&search);
+    }
+
+    #[test]
+    fn a_gumbel_root_charges_a_repetition_it_never_visits() {
+        // 2 simulations over 64 considered moves: the repeat is (almost surely) never visited,
+        // yet the improved policy sees its cost, known since the root's moves were tried.
+        let (game, repeat) = before_a_repetition();
+        let share = |penalty: f32| {
+            let params = MctsParams { repetition_penalty: penalty, ..gumbel_params(64) };
+            let mut search = Search::new(game.clone(), params, 2);
+            search.start_gumbel(2);
+            search.run(&UniformEvaluator, 2).expect("searches");
+            let stats = search.root_stats();
+            let edge = stats.iter().find(|s| s.mv == repeat).expect("a root move");
+            assert_eq!(edge.visits, 0, "the repeat is not among the two visited moves");
+            let pi = search.improved_policy();
+            pi.iter().find(|(mv, _)| *mv == repeat).map(|&(_, p)| p).expect("every move listed")
+        };
+        let (exact, charged) = (share(0.0), share(0.25));
+        assert!(charged < 0.5 * exact, "charged {charged}, exact draw {exact}");
     }
 }

@@ -38,18 +38,30 @@ pub enum Proof {
     /// The move loses: it ends the game against the mover (a rule loss such as completing a
     /// perpetual check), or the opponent has a winning reply.
     Loss,
+    /// The move completes a draw by repetition that the search charges to the repeater
+    /// ([`crate::MctsParams::repetition_penalty`]): its value is exact (minus the penalty, for
+    /// the mover) but it is no game result, so minimax over proofs counts it as unknown.
+    Repetition,
 }
 
 impl Proof {
-    /// The exact value for the mover, if proven.
+    /// The exact game value for the mover, if proven (a charged repetition is no result:
+    /// `None`).
     #[must_use]
     pub fn value(self) -> Option<f32> {
         match self {
-            Proof::Unknown => None,
+            Proof::Unknown | Proof::Repetition => None,
             Proof::Win => Some(1.0),
             Proof::Draw => Some(0.0),
             Proof::Loss => Some(-1.0),
         }
+    }
+
+    /// The exact value the search uses for the mover, if known: a proof's value, or
+    /// `repetition` (minus the penalty) for a charged repetition.
+    #[inline]
+    pub(crate) fn exact(self, repetition: f32) -> Option<f32> {
+        if self == Proof::Repetition { Some(repetition) } else { self.value() }
     }
 
     /// The proof of an exact value (only -1, 0 and +1 occur: game results).
@@ -116,6 +128,8 @@ pub(crate) struct SelectParams {
     pub c_puct: f32,
     pub fpu_reduction: f32,
     pub virtual_loss: f32,
+    /// The mover's value of a [`Proof::Repetition`] edge: minus the repetition penalty.
+    pub repetition: f32,
 }
 
 /// The arenas. `edges` and `moves` are parallel.
@@ -196,7 +210,7 @@ impl<M: Copy> Tree<M> {
                 continue;
             }
             visited_policy += e.prior;
-            let q = match e.proof.value() {
+            let q = match e.proof.exact(p.repetition) {
                 Some(v) => v,
                 None => (e.w - p.virtual_loss * e.in_flight as f32) / n as f32,
             };
@@ -269,7 +283,7 @@ impl<M: Copy> Tree<M> {
         for e in &self.edges[self.edge_range(node)] {
             match e.proof {
                 Proof::Win => return Proof::Win,
-                Proof::Unknown => best = Proof::Unknown,
+                Proof::Unknown | Proof::Repetition => best = Proof::Unknown,
                 Proof::Draw if best == Proof::Loss => best = Proof::Draw,
                 Proof::Draw | Proof::Loss => {}
             }
@@ -329,7 +343,7 @@ mod tests {
     use super::*;
 
     fn params() -> SelectParams {
-        SelectParams { c_puct: 1.5, fpu_reduction: 0.0, virtual_loss: 1.0 }
+        SelectParams { c_puct: 1.5, fpu_reduction: 0.0, virtual_loss: 1.0, repetition: 0.0 }
     }
 
     /// A root with three edges, expanded with the given priors.
