@@ -132,6 +132,13 @@ impl MctsParams {
         if ply < self.temperature_plies as usize { self.temperature } else { self.final_temperature }
     }
 
+    /// The mover's value of completing a charged repetition: minus
+    /// [`MctsParams::repetition_penalty`].
+    #[must_use]
+    pub(crate) fn repetition_value(&self) -> f32 {
+        -self.repetition_penalty
+    }
+
     /// Checks every field against its documented range.
     ///
     /// # Errors

@@ -179,7 +179,7 @@ impl<G: Game> Search<G> {
         Sigma {
             c_visit: self.params.gumbel_c_visit,
             c_scale: self.params.gumbel_c_scale,
-            repetition: -self.params.repetition_penalty,
+            repetition: self.params.repetition_value(),
         }
     }
 
@@ -548,7 +548,7 @@ impl<G: Game> Search<G> {
             c_puct: self.params.c_puct,
             fpu_reduction: self.params.fpu_reduction_root,
             virtual_loss: self.params.virtual_loss,
-            repetition: -self.params.repetition_penalty,
+            repetition: self.params.repetition_value(),
         };
         let inner = SelectParams { fpu_reduction: self.params.fpu_reduction, ..root };
         let end = loop {
@@ -567,7 +567,7 @@ impl<G: Game> Search<G> {
             }
             self.paths.push((node, to_u32(e)));
             let edge = self.tree.edges[e];
-            if let Some(v) = edge.proof.exact(-self.params.repetition_penalty) {
+            if let Some(v) = edge.proof.exact(self.params.repetition_value()) {
                 // `v` is the mover's; backup takes the view after the move.
                 self.tree.backup(&self.paths[start..], -v, false);
                 break Descent::Terminal;
