@@ -218,10 +218,47 @@ fn apply_override(table: &mut toml::Table, text: &str) -> Result<()> {
 
 /// The effective config as TOML text.
 ///
+/// Settings held as `f32` are written as the user wrote them (`0.3`), not as the `f64` the TOML
+/// writer widens them to (`0.30000001192092896`): see [`shortest_float`].
+///
 /// # Errors
 /// Never in practice (every field serialises).
 pub fn to_toml(config: &RunConfig) -> Result<String> {
-    toml::to_string_pretty(config).map_err(|e| bad(format!("writing the config as TOML: {e}")))
+    let text = toml::to_string_pretty(config).map_err(|e| bad(format!("writing the config as TOML: {e}")))?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        match line.split_once(" = ") {
+            Some((key, value)) if !key.trim_start().starts_with('#') => {
+                out.push_str(key);
+                out.push_str(" = ");
+                out.push_str(&shortest_float(value).unwrap_or_else(|| value.to_owned()));
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The shortest decimal of a float that is exactly an `f32`, when `value` is one written at
+/// `f64` length: `0.30000001192092896` becomes `0.3`. It reads back, as `f32`, to the same
+/// number. `None` for anything else (integers, strings, floats that are not exactly an `f32`,
+/// such as an `f64` learning rate of `0.002`, and floats already short).
+///
+/// An `f64` setting given with 17 digits that happen to be exactly an `f32` would be shortened
+/// too; the run's resume check then names it as a difference rather than passing it silently.
+fn shortest_float(value: &str) -> Option<String> {
+    if !value.contains('.') && !value.contains('e') {
+        return None;
+    }
+    let wide: f64 = value.parse().ok()?;
+    #[allow(clippy::cast_possible_truncation)]
+    let narrow = wide as f32;
+    if !narrow.is_finite() || f64::from(narrow) != wide {
+        return None;
+    }
+    let short = format!("{narrow:?}");
+    (short.len() < value.len()).then_some(short)
 }
 
 /// Makes the run directory (and its folders, each checked writable: [`RunDir::create`]) and
@@ -321,6 +358,28 @@ mod tests {
         let back = of_run(&run, &[]).expect("written config reads back");
         assert_eq!(back, c);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn floats_are_written_as_typed_and_read_back_the_same() {
+        let c = parse(
+            "game = \"xiangqi\"\n[mcts]\ndirichlet_alpha = 0.3\nrepetition_penalty = 0.1\n[train]\nlearning_rate = 0.002\n",
+            &[],
+        )
+        .expect("parses");
+        let text = to_toml(&c).expect("writes");
+        assert!(text.contains("dirichlet_alpha = 0.3\n"), "{text}");
+        assert!(text.contains("repetition_penalty = 0.1\n"), "{text}");
+        assert!(text.contains("learning_rate = 0.002\n"), "{text}");
+        for line in text.lines() {
+            let value = line.split_once(" = ").map_or("", |(_, v)| v);
+            assert_eq!(shortest_float(value), None, "no widened f32 is left: {line}");
+        }
+        assert_eq!(parse(&text, &[]).expect("reads back"), c);
+        assert_eq!(shortest_float("0.30000001192092896").as_deref(), Some("0.3"));
+        assert_eq!(shortest_float("0.002"), None, "not exactly an f32");
+        assert_eq!(shortest_float("48"), None, "an integer");
+        assert_eq!(shortest_float("\"0.30000001192092896\""), None, "a string");
     }
 
     #[test]

@@ -48,9 +48,27 @@ pub fn open_trainer<G: Encode>(run: &RunDir, config: &RunConfig) -> Result<train
         net: config.net.clone(),
         train: config.train.clone(),
         seed: config.seed,
-        config_hash: train::config_hash(&crate::config::to_toml(config)?),
+        config_hash: train::config_hash(&run_config_text(run, config)?),
     };
     Ok(train::Trainer::<G>::open(setup)?)
+}
+
+/// The text whose hash each checkpoint records as its `config_hash`: the run's own
+/// `config.toml` as it lies on disk, so that a run resumed by a build that prints its config
+/// differently keeps one hash; the config as this build writes it when the run has none yet.
+///
+/// # Errors
+/// The run's `config.toml` exists but cannot be read.
+fn run_config_text(run: &RunDir, config: &RunConfig) -> Result<String, PipelineError> {
+    let path = run.config();
+    if !path.exists() {
+        return crate::config::to_toml(config);
+    }
+    std::fs::read_to_string(&path).map_err(|e| PipelineError::File {
+        op: "reading",
+        path: path.clone(),
+        reason: e.to_string(),
+    })
 }
 
 /// Every complete checkpoint of `run`, by step, with its weights' path.
@@ -265,9 +283,15 @@ mod tests {
         let run = RunDir::new(&root);
         run.create().expect("creates");
         let (config, lease, stop) = (config(), LeaseOptions::on("here"), AtomicBool::new(false));
+        // The run's config.toml as another build printed it: the checkpoint hashes that file.
+        let written = format!("# printed by another build\n{}", crate::config::to_toml(&config).expect("writes"));
+        std::fs::write(run.config(), &written).expect("writes the config");
         let first = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("writes generation 0");
         assert!(model_id(&first).starts_with("0-"), "{}", first.display());
-        assert!(run.checkpoints().join("0.json").is_file(), "through the trainer: with its lineage");
+        let lineage =
+            std::fs::read_to_string(run.checkpoints().join("0.json")).expect("through the trainer: with its lineage");
+        let lineage: serde_json::Value = serde_json::from_str(&lineage).expect("JSON");
+        assert_eq!(lineage["config_hash"].as_str(), Some(train::config_hash(&written).as_str()), "the run's own file");
         assert!(!run.lease(Role::Trainer).exists(), "the trainer's lease is given back");
         let again = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("is there");
         assert_eq!(again, first);

@@ -35,7 +35,7 @@
 //! | `losses`             | `{steps, policy, value, total}`: means over the steps since `parent`   |
 //! | `learning_rate`      | the learning rate of the last step                                     |
 //! | `seed`               | the run seed                                                           |
-//! | `config_hash`        | SHA-256 (hex) of the effective run config as TOML                      |
+//! | `config_hash`        | SHA-256 (hex) of the run's `config.toml`, as the file lies on disk     |
 //! | `corrupt_shards`     | shards skipped as corrupt so far by this trainer process               |
 //! | `created_ms`         | when it was written, milliseconds since the Unix epoch                 |
 
