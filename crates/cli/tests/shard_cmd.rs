@@ -77,7 +77,7 @@ fn inspect_prints_header_counts_and_samples() {
     let (path, shard) = random_shard::<xiangqi::Game>(&dir, 3, 1);
     let (ok, out, err) = qizero(&["shard", "inspect", arg(&path), "--records", "2"]);
     assert!(ok, "{err}");
-    assert!(out.contains("game      xiangqi\n") && out.contains("encoding  xiangqi-v1\n"), "{out}");
+    assert!(out.contains("game      xiangqi\n") && out.contains("encoding  xiangqi-v2\n"), "{out}");
     assert!(out.contains("checksum ok") && out.contains("seed      1\n"), "{out}");
     assert!(out.contains("format    qizero shard version 2, "), "{out}");
     let samples = shard.games.iter().flat_map(|g| &g.samples);

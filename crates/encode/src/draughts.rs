@@ -117,8 +117,16 @@ fn fill_plane(out: &mut [f32], plane: usize, value: f32) {
 }
 
 impl Encode for Game {
-    const ENCODING: EncodingInfo =
-        EncodingInfo { id: ID, planes: PLANES, height: HEIGHT, width: WIDTH, policy_size: POLICY_SIZE, symmetries: 1 };
+    const ENCODING: EncodingInfo = EncodingInfo {
+        id: ID,
+        planes: PLANES,
+        base_id: ID,
+        base_planes: PLANES,
+        height: HEIGHT,
+        width: WIDTH,
+        policy_size: POLICY_SIZE,
+        symmetries: 1,
+    };
 
     fn encode(&self, out: &mut [f32]) {
         assert_eq!(out.len(), PLANE_LEN, "draughts planes buffer length");

@@ -11,10 +11,15 @@
 //! - **Layout.** [`Encode::encode`] writes `planes * height * width` floats, plane-major, then
 //!   row (row 0 is the top of the board as the mover sees it, the opponent's back rank), then
 //!   column (column 0 is the mover's left).
-//! - **Versioned.** [`EncodingInfo::id`] (`"xiangqi-v1"`, `"draughts-v1"`) names the plane layout
+//! - **Versioned.** [`EncodingInfo::id`] (`"xiangqi-v2"`, `"draughts-v1"`) names the plane layout
 //!   *and* the policy index space. Any change to either gets a new id; checkpoints and run
 //!   directories record the id they were made with. Shards store positions, not planes, so old
 //!   data can be re-encoded.
+//! - **Feature planes.** An encoding may end with feature planes ([`EncodingInfo::feature_planes`]):
+//!   facts derived from the position, such as the squares each side controls, that a net reads
+//!   only when made to ([`EncodingInfo::input`]). The planes before them are an older layout
+//!   with its own id ([`EncodingInfo::base_id`]), which a net without them records, so nets made
+//!   before the feature planes existed read the same planes as before.
 //! - **Policy.** [`Encode::policy_index`] maps every legal move of a position into
 //!   `0..policy_size`. Xiangqi moves get distinct indices. In draughts, two legal moves with the
 //!   same origin and destination but different captured sets share one index; the probability the
@@ -35,10 +40,15 @@ use ndarray::Array4;
 /// The shape and identity of one game's encoding.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EncodingInfo {
-    /// Version id of plane layout and policy index space together, e.g. `"xiangqi-v1"`.
+    /// Version id of plane layout and policy index space together, e.g. `"xiangqi-v2"`.
     pub id: &'static str,
     /// Number of input planes.
     pub planes: usize,
+    /// Version id of the first [`EncodingInfo::base_planes`] planes alone, the layout without
+    /// feature planes (equal to `id` when there are none).
+    pub base_id: &'static str,
+    /// Planes before the feature planes (equal to `planes` when there are none).
+    pub base_planes: usize,
     /// Rows of a plane.
     pub height: usize,
     /// Columns of a plane.
@@ -50,6 +60,20 @@ pub struct EncodingInfo {
 }
 
 impl EncodingInfo {
+    /// Feature planes at the end: `planes - base_planes`.
+    #[must_use]
+    pub const fn feature_planes(&self) -> usize {
+        self.planes - self.base_planes
+    }
+
+    /// What a net reads: with `features`, every plane under [`EncodingInfo::id`]; without, the
+    /// first [`EncodingInfo::base_planes`] under [`EncodingInfo::base_id`]. Returns the id and
+    /// the number of planes.
+    #[must_use]
+    pub const fn input(&self, features: bool) -> (&'static str, usize) {
+        if features { (self.id, self.planes) } else { (self.base_id, self.base_planes) }
+    }
+
     /// Floats per encoded position: `planes * height * width`.
     #[must_use]
     pub const fn plane_len(&self) -> usize {

@@ -1,4 +1,6 @@
-//! Xiangqi encoding `xiangqi-v1`: 33 planes of 10 x 9, a 2062-move policy, left-right mirror.
+//! Xiangqi encoding `xiangqi-v2`: 35 planes of 10 x 9, a 2062-move policy, left-right mirror.
+//! Its first 33 planes are the `xiangqi-v1` layout ([`BASE_ID`]); the last two are feature
+//! planes, the squares each side controls, read only by nets made with `feature_planes` on.
 //!
 //! # Planes
 //! The board is seen by the side to move: turned 180 degrees when Black moves, so the mover's
@@ -16,6 +18,19 @@
 //! | 30     | [`OWN_CHECKS_PLANE`]: mover's last moves in a row that gave check / 10    |
 //! | 31     | [`THEIR_CHECKS_PLANE`]: opponent's last moves in a row that gave check / 10|
 //! | 32     | [`ONES_PLANE`]: all ones (marks the board edge for zero-padded convolutions)|
+//! | 33     | [`OWN_CONTROL_PLANE`]: how many of the mover's pieces attack or guard each square / 4 |
+//! | 34     | [`THEIR_CONTROL_PLANE`]: the same for the opponent's pieces               |
+//!
+//! # Feature planes
+//! Planes 33 and 34 ([`FEATURE_PLANES`]) are facts a search would find in one ply but a small
+//! net needs many layers to see: which squares each side's pieces reach, along a whole rank or
+//! file for rooks and cannons. A square counts every piece of that side that could capture a
+//! piece of the other colour standing on it (a cannon over its screen, a horse past its leg,
+//! an elephant past its eye, in the palace for king and advisors), whatever now stands there,
+//! so a piece of the mover's attacked more often than guarded shows as one. Counts stop at
+//! [`CONTROL_CAP`]. The kings facing each other is not counted (the rules forbid it, no capture
+//! makes it). A net without feature planes reads planes 0-32 and records [`BASE_ID`] as its
+//! encoding: the nets made before these planes existed are such nets.
 //!
 //! Check runs are capped at [`CHECK_STREAK_CAP`] moves. Together with the repetition count they
 //! carry what the perpetual-check rule judges; the perpetual-chase rule is not shown directly
@@ -38,10 +53,12 @@
 //! symmetric, so a mirrored position is as legal and as good as the original.
 
 use crate::{Encode, EncodingInfo};
-use ::xiangqi::{Color, Game, Kind, MOVE_RULE_PLIES, Move, Position, Square};
+use ::xiangqi::{Bitboard, Color, Game, Kind, MOVE_RULE_PLIES, Move, Position, Square, attacks};
 
 /// Version id of this encoding.
-pub const ID: &str = "xiangqi-v1";
+pub const ID: &str = "xiangqi-v2";
+/// Version id of its first [`BASE_PLANES`] planes alone: what a net without feature planes reads.
+pub const BASE_ID: &str = "xiangqi-v1";
 /// Positions shown: the current one and this many minus one before it.
 pub const HISTORY: usize = 2;
 /// Rows of a plane (ranks).
@@ -61,8 +78,18 @@ pub const OWN_CHECKS_PLANE: usize = REPETITION_PLANE + 2;
 pub const THEIR_CHECKS_PLANE: usize = REPETITION_PLANE + 3;
 /// All ones.
 pub const ONES_PLANE: usize = REPETITION_PLANE + 4;
+/// Planes of the layout without feature planes ([`BASE_ID`]).
+pub const BASE_PLANES: usize = ONES_PLANE + 1;
+/// The mover's control of each square: attackers and guards counted, / [`CONTROL_CAP`].
+pub const OWN_CONTROL_PLANE: usize = BASE_PLANES;
+/// The opponent's control of each square, the same way.
+pub const THEIR_CONTROL_PLANE: usize = BASE_PLANES + 1;
+/// Feature planes, after the base layout.
+pub const FEATURE_PLANES: usize = 2;
 /// Number of planes.
-pub const PLANES: usize = ONES_PLANE + 1;
+pub const PLANES: usize = BASE_PLANES + FEATURE_PLANES;
+/// Control counts above this show as this.
+pub const CONTROL_CAP: usize = 4;
 /// Check runs longer than this show as this.
 pub const CHECK_STREAK_CAP: usize = 10;
 /// Size of the policy index space.
@@ -214,6 +241,26 @@ fn write_pieces(pos: &Position, mover: Color, out: &mut [f32]) {
     }
 }
 
+/// Writes the two control planes of `pos` as seen by `mover` into `out` (two planes, zeroed by
+/// the caller): for each side, every square its pieces could capture on (see the module docs).
+fn write_control(pos: &Position, mover: Color, out: &mut [f32]) {
+    let cell = &TABLES.cell[mover.index()];
+    let (occ, occ_t) = (pos.occupied().0, pos.occupied_rotated());
+    let step = 1.0 / CONTROL_CAP as f32;
+    for (plane, color) in out.chunks_exact_mut(AREA).zip([mover, !mover]) {
+        for sq in pos.pieces_of(color) {
+            let reach = match pos.piece_at(sq).map(|p| p.kind) {
+                Some(Kind::Cannon) => Bitboard(attacks::cannon_control(sq, occ, occ_t)),
+                _ => pos.attacks_from(sq),
+            };
+            for target in reach {
+                let v = &mut plane[usize::from(cell[target.index()])];
+                *v = (*v + step).min(1.0);
+            }
+        }
+    }
+}
+
 fn fill_plane(out: &mut [f32], plane: usize, value: f32) {
     out[plane * AREA..(plane + 1) * AREA].fill(value);
 }
@@ -223,8 +270,16 @@ fn streak_value(streak: usize) -> f32 {
 }
 
 impl Encode for Game {
-    const ENCODING: EncodingInfo =
-        EncodingInfo { id: ID, planes: PLANES, height: HEIGHT, width: WIDTH, policy_size: POLICY_SIZE, symmetries: 2 };
+    const ENCODING: EncodingInfo = EncodingInfo {
+        id: ID,
+        planes: PLANES,
+        base_id: BASE_ID,
+        base_planes: BASE_PLANES,
+        height: HEIGHT,
+        width: WIDTH,
+        policy_size: POLICY_SIZE,
+        symmetries: 2,
+    };
 
     fn encode(&self, out: &mut [f32]) {
         assert_eq!(out.len(), PLANE_LEN, "xiangqi planes buffer length");
@@ -243,6 +298,9 @@ impl Encode for Game {
         fill_plane(out, OWN_CHECKS_PLANE, streak_value(self.check_streak(us)));
         fill_plane(out, THEIR_CHECKS_PLANE, streak_value(self.check_streak(!us)));
         fill_plane(out, ONES_PLANE, 1.0);
+        let features = &mut out[BASE_PLANES * AREA..];
+        features.fill(0.0);
+        write_control(pos, us, features);
     }
 
     fn policy_index(&self, mv: Move) -> usize {

@@ -1,16 +1,16 @@
-//! Xiangqi encoding: policy coverage over the perft suite, the turned view, the mirror, and the
-//! history and rule planes.
+//! Xiangqi encoding: policy coverage over the perft suite, the turned view, the mirror, the
+//! history and rule planes, and the control planes against the rules crate's attackers.
 
 mod common;
 
 use encode::xiangqi::{
-    self as enc, HISTORY, ONES_PLANE, OWN_CHECKS_PLANE, PIECE_PLANES, PLANES, POLICY_SIZE, REPETITION_PLANE,
-    RULE_PLIES_PLANE, THEIR_CHECKS_PLANE,
+    self as enc, BASE_PLANES, CONTROL_CAP, HISTORY, ONES_PLANE, OWN_CHECKS_PLANE, OWN_CONTROL_PLANE, PIECE_PLANES,
+    PLANES, POLICY_SIZE, REPETITION_PLANE, RULE_PLIES_PLANE, THEIR_CHECKS_PLANE, THEIR_CONTROL_PLANE,
 };
 use encode::{Encode, encode_batch, move_for_index, moves_for_index};
 use proptest::prelude::*;
 use std::collections::HashSet;
-use xiangqi::{Color, Game, Move, notation};
+use xiangqi::{Color, Game, Move, Square, notation};
 
 const AREA: usize = 90;
 
@@ -150,6 +150,8 @@ impl Trio {
             }
         }
 
+        control_planes_count_attackers(g, &p);
+
         let moves = g.legal_moves();
         let mut indices = Vec::new();
         g.policy_indices(moves.as_ref(), &mut indices);
@@ -166,6 +168,24 @@ impl Trio {
             assert_eq!(move_for_index(g, idx), Some(mv));
             assert_eq!(self.mirrored.policy_index(mv.mirror()), Game::transform_policy_index(1, idx));
             assert_eq!(self.flipped.policy_index(mv.rotate()), idx, "turned index of {mv} in {}", at());
+        }
+    }
+}
+
+/// The control planes of `p` (the encoding of `g`) against the rules crate's own answer to "which
+/// pieces of this side could capture on that square" (`attackers_to`, computed from the target
+/// square with the attacker tables, not from each piece's moves), for all 90 squares.
+fn control_planes_count_attackers(g: &Game, p: &[f32]) {
+    let pos = g.position();
+    let us = pos.side_to_move();
+    for index in 0..AREA {
+        let sq = Square::new(index).expect("a square");
+        let seen = if us == Color::Red { sq } else { sq.rotate() };
+        let cell = (9 - seen.rank()) * 9 + seen.file();
+        for (which, side) in [(OWN_CONTROL_PLANE, us), (THEIR_CONTROL_PLANE, !us)] {
+            let count = (pos.attackers_to(sq, side).count() as usize).min(CONTROL_CAP);
+            let want = count as f32 / CONTROL_CAP as f32;
+            assert_eq!(plane(p, which)[cell], want, "control of {sq} by {} in {}", side.name(), pos.fen());
         }
     }
 }
@@ -199,9 +219,12 @@ fn perft_suite_moves_index_round_trip_and_transform() {
 #[test]
 fn encoding_info_matches_the_tables() {
     let info = Game::ENCODING;
-    assert_eq!(info.id, "xiangqi-v1");
+    assert_eq!(info.id, "xiangqi-v2");
     assert_eq!((info.planes, info.height, info.width), (PLANES, 10, 9));
-    assert_eq!(info.plane_len(), 33 * 90);
+    assert_eq!(info.plane_len(), 35 * 90);
+    assert_eq!((info.base_id, info.base_planes, info.feature_planes()), ("xiangqi-v1", 33, 2));
+    assert_eq!(info.input(false), ("xiangqi-v1", BASE_PLANES));
+    assert_eq!(info.input(true), ("xiangqi-v2", 35));
     assert_eq!(info.policy_size, 2062);
     assert_eq!(info.symmetries, 2);
 }
@@ -211,7 +234,7 @@ fn start_position_planes() {
     let p = planes(&Game::new());
     let counts: Vec<usize> = (0..PIECE_PLANES).map(|k| plane(&p, k).iter().filter(|&&v| v == 1.0).count()).collect();
     assert_eq!(counts, [1, 2, 2, 2, 2, 2, 5, 1, 2, 2, 2, 2, 2, 5]);
-    assert!(p.iter().all(|&v| v == 0.0 || v == 1.0));
+    assert!(p[..BASE_PLANES * AREA].iter().all(|&v| v == 0.0 || v == 1.0));
     // Red's king on e0 is at the bottom centre, Black's at the top centre.
     assert_eq!(plane(&p, 0)[9 * 9 + 4], 1.0);
     assert_eq!(plane(&p, 7)[4], 1.0);
@@ -221,6 +244,16 @@ fn start_position_planes() {
         assert!(plane(&p, scalar).iter().all(|&v| v == 0.0));
     }
     assert!(plane(&p, ONES_PLANE).iter().all(|&v| v == 1.0));
+    // Control, worked by hand. Black's horse on b9 (top row, column 1): Red's cannon on b2
+    // attacks it over Black's cannon on b7; Black's rook on a9 guards it.
+    assert_eq!(plane(&p, OWN_CONTROL_PLANE)[1], 0.25);
+    assert_eq!(plane(&p, THEIR_CONTROL_PLANE)[1], 0.25);
+    // e1 (row 8, column 4), in Red's palace: its king, both advisors; no Black piece reaches it.
+    assert_eq!(plane(&p, OWN_CONTROL_PLANE)[8 * 9 + 4], 0.75);
+    assert_eq!(plane(&p, THEIR_CONTROL_PLANE)[8 * 9 + 4], 0.0);
+    // e3 (row 6, column 4), Red's centre soldier: no piece of either side reaches it yet.
+    assert_eq!(plane(&p, OWN_CONTROL_PLANE)[6 * 9 + 4], 0.0);
+    assert_eq!(plane(&p, THEIR_CONTROL_PLANE)[6 * 9 + 4], 0.0);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! |------------------|------------------------------------------------------------------------|
 //! | `format`         | `qizero-net-1` (this layout)                                            |
 //! | `game`           | `xiangqi` or `draughts`                                                 |
-//! | `encoding`       | the encoding id, e.g. `xiangqi-v1`                                      |
+//! | `encoding`       | the id of the planes the net reads, e.g. `xiangqi-v1` ([`PolicyValueNet::input_id`]) |
 //! | `architecture`   | [`NetConfig::architecture`], e.g. `resnet blocks=6 channels=64 ...`     |
 //! | `step`           | the training step that produced the weights                            |
 //! | `weights_sha256` | [`weights_sha256`] of the stored tensors, 64 hex digits (absent in files written before it was added) |
@@ -145,7 +145,7 @@ pub fn save(net: &PolicyValueNet, path: &Path, step: u64, extra: &[(&str, &str)]
     let mut meta: HashMap<String, String> = extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
     meta.insert("format".into(), FORMAT.into());
     meta.insert("game".into(), net.game().to_owned());
-    meta.insert("encoding".into(), net.encoding().id.to_owned());
+    meta.insert("encoding".into(), net.input_id().to_owned());
     meta.insert("architecture".into(), net.config().architecture());
     meta.insert("step".into(), step.to_string());
     meta.insert(WEIGHTS_SHA256.into(), sha256);
@@ -256,7 +256,7 @@ pub fn load(
     let meta = meta_of(path, &bytes)?;
     let expect = [
         ("game", meta.game.as_str(), game.to_owned()),
-        ("encoding", meta.encoding.as_str(), encoding.id.to_owned()),
+        ("encoding", meta.encoding.as_str(), encoding.input(config.feature_planes).0.to_owned()),
         ("architecture", meta.architecture.as_str(), config.architecture()),
     ];
     for (field, found, expected) in expect {

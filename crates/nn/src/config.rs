@@ -23,6 +23,11 @@ pub struct NetConfig {
     /// view, [`encode::Encode::material_target`]) from the value head's hidden layer, trained
     /// beside the value and ignored by the search. Default false.
     pub material_head: bool,
+    /// Read the encoding's feature planes too ([`encode::EncodingInfo::input`]; xiangqi: the
+    /// squares each side controls). Without, the net reads the planes before them and records
+    /// that layout's id, as nets made before the feature planes did. A game whose encoding has
+    /// none refuses it. Default false.
+    pub feature_planes: bool,
     /// Where the net runs: `auto` (the first CUDA device if there is one, else the CPU), `cpu`,
     /// `cuda` or `cuda:N`. Default `auto`.
     pub device: String,
@@ -43,6 +48,7 @@ impl Default for NetConfig {
             policy_channels: 8,
             value_hidden: 64,
             material_head: false,
+            feature_planes: false,
             device: "auto".to_owned(),
             half: false,
             cpu_threads: 0,
@@ -58,13 +64,15 @@ impl NetConfig {
     }
 
     /// The architecture as stored in a checkpoint's metadata: the fields that decide the shape of
-    /// the weights, and nothing about placement. `material_head=1` is written only when the head
-    /// is on, so nets without it keep the description they had before the head existed.
+    /// the weights, and nothing about placement. `material_head=1` and `feature_planes=1` are
+    /// written only when on, so nets without them keep the description they had before either
+    /// existed.
     #[must_use]
     pub fn architecture(&self) -> String {
         let material = if self.material_head { " material_head=1" } else { "" };
+        let features = if self.feature_planes { " feature_planes=1" } else { "" };
         format!(
-            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}{material}",
+            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}{material}{features}",
             self.blocks, self.channels, self.se_ratio, self.policy_channels, self.value_hidden
         )
     }
@@ -79,7 +87,7 @@ impl NetConfig {
         if words.next() != Some("resnet") {
             return Err(format!("architecture '{architecture}' is not a 'resnet ...' description"));
         }
-        let mut config = NetConfig { material_head: false, ..self.clone() };
+        let mut config = NetConfig { material_head: false, feature_planes: false, ..self.clone() };
         for word in words {
             let (key, value) =
                 word.split_once('=').ok_or_else(|| format!("architecture part '{word}' is not key=value"))?;
@@ -92,6 +100,8 @@ impl NetConfig {
                 "value_hidden" => config.value_hidden = value,
                 "material_head" if value <= 1 => config.material_head = value == 1,
                 "material_head" => return Err(format!("architecture part '{word}': material_head is 0 or 1")),
+                "feature_planes" if value <= 1 => config.feature_planes = value == 1,
+                "feature_planes" => return Err(format!("architecture part '{word}': feature_planes is 0 or 1")),
                 _ => return Err(format!("architecture part '{word}': unknown field '{key}'")),
             }
         }
@@ -147,5 +157,17 @@ mod tests {
         assert!(NetConfig::tiny().with_architecture(&with.architecture()).expect("reads").material_head);
         // An architecture without the part is a net without the head, whatever the base says.
         assert!(!with.with_architecture(&plain.architecture()).expect("reads").material_head);
+    }
+
+    #[test]
+    fn feature_planes_are_part_of_the_architecture() {
+        let plain = NetConfig::tiny();
+        assert!(!plain.architecture().contains("feature"), "{}", plain.architecture());
+        let with = NetConfig { feature_planes: true, material_head: true, ..NetConfig::tiny() };
+        assert!(with.architecture().ends_with(" material_head=1 feature_planes=1"), "{}", with.architecture());
+        let back = NetConfig::tiny().with_architecture(&with.architecture()).expect("reads");
+        assert!(back.feature_planes && back.material_head);
+        assert!(!with.with_architecture(&plain.architecture()).expect("reads").feature_planes);
+        assert!(NetConfig::default().with_architecture("resnet feature_planes=2").is_err());
     }
 }

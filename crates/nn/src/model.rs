@@ -155,6 +155,17 @@ fn torch_cause(text: &str) -> &str {
     text.trim_end_matches("\")").trim()
 }
 
+/// Refuses feature planes for an encoding that has none.
+fn check_features(game: &str, encoding: EncodingInfo, config: &NetConfig) -> Result<(), NnError> {
+    if config.feature_planes && encoding.feature_planes() == 0 {
+        return Err(NnError::Config(format!(
+            "net.feature_planes = true, but the {game} encoding ({}) has no feature planes",
+            encoding.id
+        )));
+    }
+    Ok(())
+}
+
 /// Checks `config` and finds its device.
 fn checked_device(config: &NetConfig) -> Result<Device, NnError> {
     config.validate().map_err(NnError::Config)?;
@@ -171,6 +182,7 @@ impl PolicyValueNet {
     /// A bad config (a field out of range, an unknown or absent device).
     pub fn new(game: &str, encoding: EncodingInfo, config: &NetConfig, seed: u64) -> Result<PolicyValueNet, NnError> {
         let device = checked_device(config)?;
+        check_features(game, encoding, config)?;
         let _drawing = FRESH_WEIGHTS.lock().unwrap_or_else(PoisonError::into_inner);
         tch::manual_seed(i64::from_ne_bytes(seed.to_ne_bytes()));
         Ok(PolicyValueNet::build(game, encoding, config, device, Inits { random: true }))
@@ -184,6 +196,7 @@ impl PolicyValueNet {
     /// As [`PolicyValueNet::new`].
     pub fn for_loading(game: &str, encoding: EncodingInfo, config: &NetConfig) -> Result<PolicyValueNet, NnError> {
         let device = checked_device(config)?;
+        check_features(game, encoding, config)?;
         Ok(PolicyValueNet::build(game, encoding, config, device, Inits { random: false }))
     }
 
@@ -194,7 +207,7 @@ impl PolicyValueNet {
         let root = vs.root();
         let c = dim(config.channels);
         let (h, w) = (dim(encoding.height), dim(encoding.width));
-        let stem = conv(&root / "stem", dim(encoding.planes), c, 3, inits);
+        let stem = conv(&root / "stem", dim(encoding.input(config.feature_planes).1), c, 3, inits);
         let stem_bn = nn::batch_norm2d(&root / "stem_bn", c, inits.batch_norm());
         let blocks = (0..config.blocks)
             .map(|i| Block::new(&(&root / format!("block{i}")), c, dim(config.se_ratio), inits))
@@ -257,7 +270,12 @@ impl PolicyValueNet {
     }
 
     fn forward_heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
-        let xs = xs.to_device(self.device()).to_kind(self.kind);
+        let mut xs = xs.to_device(self.device()).to_kind(self.kind);
+        // Every encoded plane arrives; a net without feature planes reads the ones before them.
+        let planes = self.input_planes();
+        if xs.size().get(1).is_some_and(|&n| n > planes) {
+            xs = xs.narrow(1, 0, planes);
+        }
         let mut t = xs.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
         for block in &self.blocks {
             t = block.forward_t(&t, train);
@@ -355,6 +373,20 @@ impl PolicyValueNet {
     #[must_use]
     pub fn encoding(&self) -> &EncodingInfo {
         &self.encoding
+    }
+
+    /// The id of the planes it reads ([`EncodingInfo::input`]): the encoding's own with feature
+    /// planes, the base layout's without. What its checkpoints record as `encoding`.
+    #[must_use]
+    pub fn input_id(&self) -> &'static str {
+        self.encoding.input(self.config.feature_planes).0
+    }
+
+    /// How many of the encoded planes it reads: all with feature planes, the base layout's
+    /// without (the first ones; the rest are dropped in the forward pass).
+    #[must_use]
+    pub fn input_planes(&self) -> i64 {
+        dim(self.encoding.input(self.config.feature_planes).1)
     }
 
     /// Its configuration.

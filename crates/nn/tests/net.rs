@@ -118,6 +118,44 @@ fn save_then_load_gives_identical_outputs() {
     assert!(max_abs_diff(&p0, &other.infer(&xs).0) > 1e-4);
 }
 
+/// A net without feature planes reads the planes before them and records their layout's id
+/// (what every net made before the feature planes did); one with them reads every plane and
+/// records the encoding's own id; neither loads as the other, and an encoding without feature
+/// planes refuses them.
+#[test]
+fn feature_planes_decide_what_a_net_reads_and_records() {
+    let games = xiangqi_positions(8, 5);
+    let xs = planes(&games);
+    let info = xiangqi::Game::ENCODING;
+    assert!(info.feature_planes() > 0);
+    // The same positions with the feature planes scrambled: only a net that reads them sees it.
+    let scrambled = xs.copy();
+    let features = info.feature_planes() as i64;
+    let _ = scrambled.narrow(1, info.base_planes as i64, features).fill_(0.75);
+
+    let plain = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    assert_eq!((plain.input_id(), plain.input_planes()), (info.base_id, info.base_planes as i64));
+    assert_eq!(max_abs_diff(&plain.infer(&xs).0, &plain.infer(&scrambled).0), 0.0, "the features are not read");
+    let with_config = NetConfig { feature_planes: true, ..cpu_tiny() };
+    let with = PolicyValueNet::for_game::<xiangqi::Game>(&with_config, 3).expect("net");
+    assert_eq!((with.input_id(), with.input_planes()), (info.id, info.planes as i64));
+    assert!(max_abs_diff(&with.infer(&xs).0, &with.infer(&scrambled).0) > 1e-6, "the features are read");
+
+    let (plain_path, with_path) = (temp_path("plain.safetensors"), temp_path("features.safetensors"));
+    checkpoint::save(&plain, &plain_path, 1, &[]).expect("save");
+    checkpoint::save(&with, &with_path, 1, &[]).expect("save");
+    assert_eq!(checkpoint::read_meta(&plain_path).expect("meta").encoding, "xiangqi-v1");
+    assert_eq!(checkpoint::read_meta(&with_path).expect("meta").encoding, "xiangqi-v2");
+    let (back, _) = checkpoint::load_as_saved(&with_path, "xiangqi", info, &cpu_tiny()).expect("loads as saved");
+    assert_eq!(max_abs_diff(&back.infer(&xs).0, &with.infer(&xs).0), 0.0);
+    let err = checkpoint::load(&with_path, "xiangqi", info, &cpu_tiny()).expect_err("not a plain net");
+    assert!(matches!(err, NnError::Mismatch { .. }), "{err}");
+
+    let draughts = NetConfig { feature_planes: true, ..cpu_tiny() };
+    let err = PolicyValueNet::for_game::<draughts::Game>(&draughts, 1).expect_err("draughts has none");
+    assert!(err.to_string().contains("feature_planes") && err.to_string().contains("draughts"), "{err}");
+}
+
 #[test]
 fn mismatched_checkpoints_are_refused() {
     let config = cpu_tiny();
@@ -135,7 +173,7 @@ fn mismatched_checkpoints_are_refused() {
     assert!(err.to_string().contains("blocks=3"), "{err}");
 
     let mut other_encoding = xiangqi::Game::ENCODING;
-    other_encoding.id = "xiangqi-v0";
+    other_encoding.base_id = "xiangqi-v0";
     let err = checkpoint::load(&path, "xiangqi", other_encoding, &config).expect_err("must fail");
     assert!(matches!(err, NnError::Mismatch { field: "encoding", .. }), "{err}");
 

@@ -183,6 +183,17 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     }
     let config: RunConfig = toml::Value::Table(value).try_into().map_err(|e| bad(format!("bad configuration: {e}")))?;
     config.net.validate().map_err(bad)?;
+    let encoding = match config.game {
+        GameName::Xiangqi => <xiangqi::Game as encode::Encode>::ENCODING,
+        GameName::Draughts => <draughts::Game as encode::Encode>::ENCODING,
+    };
+    if config.net.feature_planes && encoding.feature_planes() == 0 {
+        return Err(bad(format!(
+            "net.feature_planes = true, but the {} encoding ({}) has no feature planes",
+            config.game.as_str(),
+            encoding.id
+        )));
+    }
     config.inference.validate().map_err(bad)?;
     config.mcts.validate().map_err(|e| bad(e.to_string()))?;
     config.selfplay.validate().map_err(|e| bad(e.to_string()))?;
@@ -341,6 +352,14 @@ mod tests {
         assert!(e.to_string().contains("key=value"), "{e}");
         let e = parse("game = \"xiangqi\"", &["net.blocks=0".into()]).expect_err("out of range");
         assert!(e.to_string().contains("blocks"), "{e}");
+        assert!(
+            parse("game = \"xiangqi\"", &["net.feature_planes=true".into()])
+                .expect("xiangqi has them")
+                .net
+                .feature_planes
+        );
+        let e = parse("game = \"draughts\"", &["net.feature_planes=true".into()]).expect_err("draughts has none");
+        assert!(e.to_string().contains("feature_planes") && e.to_string().contains("draughts-v1"), "{e}");
     }
 
     #[test]

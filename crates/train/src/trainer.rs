@@ -462,7 +462,7 @@ impl<G: Encode> Trainer<G> {
         let lineage = Lineage {
             format: lineage::FORMAT.to_owned(),
             game: G::NAME.to_owned(),
-            encoding: G::ENCODING.id.to_owned(),
+            encoding: self.net.input_id().to_owned(),
             architecture: self.net.config().architecture(),
             step: self.step,
             weights: weights.clone(),

@@ -136,7 +136,7 @@ fn batches_depend_only_on_seed_step_and_window() {
     assert!(!same(&one, &other));
     let sums = Vec::<f32>::try_from(one.policy_share.sum_dim_intlist(1, false, tch::Kind::Float)).expect("sums");
     assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-5), "{sums:?}");
-    assert_eq!(one.inputs.size(), [33, 33, 10, 9]);
+    assert_eq!(one.inputs.size(), [33, 35, 10, 9], "every encoded plane; the net picks what it reads");
     let _ = std::fs::remove_dir_all(&run);
 }
 
