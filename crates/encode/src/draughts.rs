@@ -1,5 +1,6 @@
-//! International draughts encoding `draughts-v1`: 8 planes of 10 x 10, a 2500-move policy, no
-//! symmetry.
+//! International draughts encoding `draughts-v2`: 10 planes of 10 x 10, a 2500-move policy, no
+//! symmetry. Its first 8 planes are the `draughts-v1` layout ([`BASE_ID`]); the last two are
+//! feature planes, the captures on the board, read only by nets made with `feature_planes` on.
 //!
 //! # Planes
 //! The board is seen by the side to move: turned 180 degrees (square `s` -> `51 - s`) when Black
@@ -18,6 +19,14 @@
 //! | 5     | [`KING_MOVES_PLANE`]: plies of king moves without capture / 50 (25-move rule)|
 //! | 6     | [`ENDGAME_PLANE`]: endgame count / its limit (16- or 5-move rule), 0 if none |
 //! | 7     | [`ONES_PLANE`]: all ones                                                     |
+//! | 8     | [`TARGETS_PLANE`]: opponent's pieces the mover can take now (1/0)            |
+//! | 9     | [`THREATS_PLANE`]: mover's pieces the opponent could take, were it its move  |
+//!
+//! # Feature planes
+//! Planes 8 and 9 ([`FEATURE_PLANES`]) show what a search finds in one ply: every piece some
+//! legal capture takes, under the majority rule (only captures of the most pieces count), for
+//! the mover as the position stands and for the opponent as if it moved now. A net without
+//! feature planes reads planes 0-7 and records [`BASE_ID`], as nets made before them did.
 //!
 //! The counts are the game layer's ([`draughts::Game::reversible_plies`],
 //! [`draughts::Game::endgame_plies`], [`draughts::Game::endgame_limit`]); a game started from a
@@ -40,10 +49,12 @@
 
 use crate::{Encode, EncodingInfo};
 use ::draughts::rules::KING_MOVES_PLIES;
-use ::draughts::{Color, Game, Kind, Move, SQUARES, Square};
+use ::draughts::{Color, Game, Kind, Move, Position, SQUARES, Square};
 
 /// Version id of this encoding.
-pub const ID: &str = "draughts-v1";
+pub const ID: &str = "draughts-v2";
+/// Version id of its first [`BASE_PLANES`] planes alone: what a net without feature planes reads.
+pub const BASE_ID: &str = "draughts-v1";
 /// Rows of a plane.
 pub const HEIGHT: usize = 10;
 /// Columns of a plane.
@@ -59,8 +70,16 @@ pub const KING_MOVES_PLANE: usize = 5;
 pub const ENDGAME_PLANE: usize = 6;
 /// All ones.
 pub const ONES_PLANE: usize = 7;
+/// Planes of the layout without feature planes ([`BASE_ID`]).
+pub const BASE_PLANES: usize = 8;
+/// The opponent's pieces that some legal capture of the mover takes.
+pub const TARGETS_PLANE: usize = 8;
+/// The mover's pieces that some legal capture of the opponent would take, were it its move.
+pub const THREATS_PLANE: usize = 9;
+/// Feature planes, after the base layout.
+pub const FEATURE_PLANES: usize = 2;
 /// Number of planes.
-pub const PLANES: usize = 8;
+pub const PLANES: usize = BASE_PLANES + FEATURE_PLANES;
 /// Size of the policy index space.
 pub const POLICY_SIZE: usize = SQUARES * SQUARES;
 const PLANE_LEN: usize = PLANES * AREA;
@@ -112,6 +131,22 @@ pub fn index_squares(idx: usize, mover: Color) -> Option<(Square, Square)> {
     Some((view(from, mover), view(to, mover)))
 }
 
+/// Marks in `plane` (seen by `mover`) every piece that some legal capture by `side` takes, with
+/// `side` to move in `pos`.
+fn write_taken(pos: &Position, side: Color, mover: Color, plane: &mut [f32]) {
+    let mut pos = *pos;
+    pos.set_side_to_move(side);
+    if !pos.has_capture() {
+        return;
+    }
+    let cell = &CELL[mover.index()];
+    for mv in &pos.legal_moves() {
+        for sq in mv.captured() {
+            plane[usize::from(cell[sq.number() as usize])] = 1.0;
+        }
+    }
+}
+
 fn fill_plane(out: &mut [f32], plane: usize, value: f32) {
     out[plane * AREA..(plane + 1) * AREA].fill(value);
 }
@@ -120,8 +155,8 @@ impl Encode for Game {
     const ENCODING: EncodingInfo = EncodingInfo {
         id: ID,
         planes: PLANES,
-        base_id: ID,
-        base_planes: PLANES,
+        base_id: BASE_ID,
+        base_planes: BASE_PLANES,
         height: HEIGHT,
         width: WIDTH,
         policy_size: POLICY_SIZE,
@@ -147,6 +182,11 @@ impl Encode for Game {
         let endgame = self.endgame_limit().map_or(0.0, |limit| self.endgame_plies().min(limit) as f32 / limit as f32);
         fill_plane(out, ENDGAME_PLANE, endgame);
         fill_plane(out, ONES_PLANE, 1.0);
+        let (targets, threats) = out[TARGETS_PLANE * AREA..].split_at_mut(AREA);
+        targets.fill(0.0);
+        threats.fill(0.0);
+        write_taken(pos, us, us, targets);
+        write_taken(pos, !us, us, threats);
     }
 
     fn policy_index(&self, mv: Move) -> usize {

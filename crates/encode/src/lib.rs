@@ -11,7 +11,7 @@
 //! - **Layout.** [`Encode::encode`] writes `planes * height * width` floats, plane-major, then
 //!   row (row 0 is the top of the board as the mover sees it, the opponent's back rank), then
 //!   column (column 0 is the mover's left).
-//! - **Versioned.** [`EncodingInfo::id`] (`"xiangqi-v2"`, `"draughts-v1"`) names the plane layout
+//! - **Versioned.** [`EncodingInfo::id`] (`"xiangqi-v2"`, `"draughts-v2"`) names the plane layout
 //!   *and* the policy index space. Any change to either gets a new id; checkpoints and run
 //!   directories record the id they were made with. Shards store positions, not planes, so old
 //!   data can be re-encoded.

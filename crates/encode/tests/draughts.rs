@@ -1,15 +1,16 @@
 //! Draughts encoding: policy coverage over the perft suite (with same-from-to sharing), the
-//! turned view, and the rule planes.
+//! turned view, the rule planes, and the capture feature planes.
 
 mod common;
 
 use draughts::{Color, Game, Move, Piece, Position, Square};
 use encode::draughts::{
-    self as enc, ENDGAME_PLANE, KING_MOVES_PLANE, ONES_PLANE, PIECE_PLANES, PLANES, POLICY_SIZE, REPETITION_PLANE,
+    self as enc, BASE_PLANES, ENDGAME_PLANE, KING_MOVES_PLANE, ONES_PLANE, PIECE_PLANES, PLANES, POLICY_SIZE,
+    REPETITION_PLANE, TARGETS_PLANE, THREATS_PLANE,
 };
 use encode::{Encode, encode_batch, legal_priors, moves_for_index};
 use proptest::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 const AREA: usize = 100;
 
@@ -38,6 +39,22 @@ fn play(g: &mut Game, moves: &str) {
 
 fn sq(n: u32) -> Square {
     Square::new(n).expect("square number")
+}
+
+/// The plane cell of square number `n` as `mover` sees the board.
+fn cell(n: u32, mover: Color) -> usize {
+    let seen = if mover == Color::White { sq(n) } else { sq(n).rotate() };
+    seen.row() as usize * 10 + seen.column() as usize
+}
+
+/// The square numbers marked in plane `k` of `p`, encoded for `mover`.
+fn marked(p: &[f32], k: usize, mover: Color) -> HashSet<u32> {
+    (1..=50).filter(|&n| plane(p, k)[cell(n, mover)] == 1.0).collect()
+}
+
+/// The square numbers some move of `moves` captures on.
+fn taken(moves: &[Move]) -> HashSet<u32> {
+    moves.iter().flat_map(Move::captured).map(Square::number).collect()
 }
 
 /// The position with colours swapped and the board turned (square n -> 51 - n).
@@ -93,9 +110,18 @@ impl Pair {
         assert_eq!(same, p);
 
         let moves = g.legal_moves();
+        let mover = g.position().side_to_move();
+        // The feature planes: what the mover's legal moves take, and what the opponent's would.
+        assert_eq!(marked(&p, TARGETS_PLANE, mover), taken(moves.as_ref()), "targets in {}", at());
+        let mut theirs = *g.position();
+        theirs.set_side_to_move(!mover);
+        assert_eq!(marked(&p, THREATS_PLANE, mover), taken(theirs.legal_moves().as_ref()), "threats in {}", at());
+        let feature_cells = p[BASE_PLANES * AREA..].iter().filter(|&&v| v != 0.0).count();
+        let feature_squares = marked(&p, TARGETS_PLANE, mover).len() + marked(&p, THREATS_PLANE, mover).len();
+        assert_eq!(feature_cells, feature_squares, "nothing else is set in {}", at());
+
         let mut indices = Vec::new();
         g.policy_indices(moves.as_ref(), &mut indices);
-        let mover = g.position().side_to_move();
         let mut by_index: HashMap<u32, Vec<Move>> = HashMap::new();
         for (mv, &idx) in moves.iter().zip(&indices) {
             let i = idx as usize;
@@ -115,7 +141,7 @@ impl Pair {
                 assert!(group.iter().all(|m| m.is_capture()), "only captures can share: {group:?}");
             }
         }
-        let distinct_pairs: std::collections::HashSet<_> = moves.iter().map(|m| (m.from(), m.to())).collect();
+        let distinct_pairs: HashSet<_> = moves.iter().map(|m| (m.from(), m.to())).collect();
         assert_eq!(distinct_pairs.len(), by_index.len());
         shared
     }
@@ -178,9 +204,10 @@ fn same_from_to_captures_share_an_index_and_split_its_prior() {
 #[test]
 fn encoding_info_matches_the_tables() {
     let info = Game::ENCODING;
-    assert_eq!(info.id, "draughts-v1");
+    assert_eq!(info.id, "draughts-v2");
     assert_eq!((info.planes, info.height, info.width), (PLANES, 10, 10));
-    assert_eq!(info.plane_len(), 800);
+    assert_eq!(info.plane_len(), 1000);
+    assert_eq!((info.base_id, info.base_planes, info.feature_planes()), ("draughts-v1", 8, 2));
     assert_eq!(info.policy_size, 2500);
     assert_eq!(info.symmetries, 1);
 }
@@ -207,6 +234,26 @@ fn start_position_planes() {
     assert!(plane(&p, 0)[60..].iter().filter(|&&v| v == 1.0).count() == 20);
     // White's man on 28 is Black's 23 (row 4, column 5).
     assert_eq!(plane(&p, 2)[4 * 10 + 5], 1.0);
+    // Nothing can be taken at the start.
+    assert!(p[BASE_PLANES * AREA..].iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn feature_planes_mark_what_each_side_can_take() {
+    // White's man on 28 takes Black's on 23 (28x19); Black's on 23 would take it (23x32).
+    let p = planes(&game("W:W28:B23"));
+    assert_eq!(marked(&p, TARGETS_PLANE, Color::White), HashSet::from([23]));
+    assert_eq!(marked(&p, THREATS_PLANE, Color::White), HashSet::from([28]));
+    // The same with Black to move, seen from Black's side of the board.
+    let p = planes(&game("B:W28:B23"));
+    assert_eq!(marked(&p, TARGETS_PLANE, Color::Black), HashSet::from([28]));
+    assert_eq!(marked(&p, THREATS_PLANE, Color::Black), HashSet::from([23]));
+    // Only the majority capture counts: 28 can take 23 alone (28x19), or 22 and then 12
+    // (28x17x8), so only the pieces of the two-piece line are targets. Black's 22 and 23 both
+    // threaten 28.
+    let p = planes(&game("W:W28:B12,22,23"));
+    assert_eq!(marked(&p, TARGETS_PLANE, Color::White), HashSet::from([12, 22]));
+    assert_eq!(marked(&p, THREATS_PLANE, Color::White), HashSet::from([28]));
 }
 
 #[test]
@@ -235,8 +282,9 @@ fn batch_and_priors() {
     let batch = encode_batch(&[&a, &b]);
     assert_eq!(batch.shape(), [2, PLANES, 10, 10]);
     let flat = batch.as_slice().expect("contiguous");
-    assert_eq!(&flat[..800], planes(&a).as_slice());
-    assert_eq!(&flat[800..], planes(&b).as_slice());
+    let len = Game::ENCODING.plane_len();
+    assert_eq!(&flat[..len], planes(&a).as_slice());
+    assert_eq!(&flat[len..], planes(&b).as_slice());
     let moves = b.legal_moves();
     let mut indices = Vec::new();
     b.policy_indices(moves.as_ref(), &mut indices);

@@ -151,9 +151,13 @@ fn feature_planes_decide_what_a_net_reads_and_records() {
     let err = checkpoint::load(&with_path, "xiangqi", info, &cpu_tiny()).expect_err("not a plain net");
     assert!(matches!(err, NnError::Mismatch { .. }), "{err}");
 
-    let draughts = NetConfig { feature_planes: true, ..cpu_tiny() };
-    let err = PolicyValueNet::for_game::<draughts::Game>(&draughts, 1).expect_err("draughts has none");
-    assert!(err.to_string().contains("feature_planes") && err.to_string().contains("draughts"), "{err}");
+    // An encoding without feature planes refuses them.
+    let bare = encode::EncodingInfo { id: info.base_id, planes: info.base_planes, ..info };
+    let err = PolicyValueNet::new("xiangqi", bare, &with_config, 1).expect_err("no feature planes");
+    assert!(err.to_string().contains("feature_planes") && err.to_string().contains("xiangqi-v1"), "{err}");
+    // Draughts has them too: the captures each side could make.
+    let draughts = PolicyValueNet::for_game::<draughts::Game>(&with_config, 1).expect("draughts has them");
+    assert_eq!(draughts.input_id(), "draughts-v2");
 }
 
 #[test]
@@ -307,7 +311,7 @@ fn a_request_the_net_cannot_take_is_refused_and_the_service_goes_on() {
     let wrong = [EvalRequest { game: &board, moves: moves.as_ref() }];
     let e = service.evaluator::<draughts::Game>().evaluate(&wrong).expect_err("another game");
     assert!(matches!(e, EvalError::Backend(_)), "{e:?}");
-    assert!(e.to_string().contains("draughts-v1") && e.to_string().contains("xiangqi"), "{e}");
+    assert!(e.to_string().contains("draughts-v2") && e.to_string().contains("xiangqi"), "{e}");
     let games = xiangqi_positions(2, 6);
     let moves = legal(&games);
     let requests = requests_of(&games, &moves);
