@@ -163,7 +163,7 @@ impl Encode for Game {
         symmetries: 1,
     };
 
-    fn encode(&self, out: &mut [f32]) {
+    fn encode_input(&self, out: &mut [f32], features: bool) {
         assert_eq!(out.len(), PLANE_LEN, "draughts planes buffer length");
         let pos = self.position();
         let us = pos.side_to_move();
@@ -185,8 +185,10 @@ impl Encode for Game {
         let (targets, threats) = out[TARGETS_PLANE * AREA..].split_at_mut(AREA);
         targets.fill(0.0);
         threats.fill(0.0);
-        write_taken(pos, us, us, targets);
-        write_taken(pos, !us, us, threats);
+        if features {
+            write_taken(pos, us, us, targets);
+            write_taken(pos, !us, us, threats);
+        }
     }
 
     fn policy_index(&self, mv: Move) -> usize {

@@ -26,7 +26,8 @@
 //!   net gives that index is split equally between them ([`legal_priors`]), and a training target
 //!   sums their visit shares into it ([`policy_target`]).
 //! - **Speed.** Encoding runs for every MCTS leaf: [`Encode::encode`] and
-//!   [`Encode::policy_index`] do not allocate and use precomputed tables.
+//!   [`Encode::policy_index`] do not allocate and use precomputed tables; for a net that does
+//!   not read the feature planes, [`Encode::encode_input`] skips computing them.
 //!
 //! The per-game plane tables and policy spaces are documented in [`xiangqi`] and [`draughts`].
 
@@ -92,7 +93,17 @@ pub trait Encode: game::Game {
     ///
     /// # Panics
     /// If `out.len()` is not `ENCODING.plane_len()` (a programming error).
-    fn encode(&self, out: &mut [f32]);
+    fn encode(&self, out: &mut [f32]) {
+        self.encode_input(out, true);
+    }
+
+    /// [`Encode::encode`] for a net that reads the feature planes only when `features` is set
+    /// ([`EncodingInfo::input`]): without, the feature planes are left as zeros rather than
+    /// computed, since such a net drops them. The buffer has the same length either way.
+    ///
+    /// # Panics
+    /// If `out.len()` is not `ENCODING.plane_len()` (a programming error).
+    fn encode_input(&self, out: &mut [f32], features: bool);
 
     /// The policy index of `mv`, a legal move of the current position; in
     /// `0..ENCODING.policy_size`.

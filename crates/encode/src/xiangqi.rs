@@ -281,7 +281,7 @@ impl Encode for Game {
         symmetries: 2,
     };
 
-    fn encode(&self, out: &mut [f32]) {
+    fn encode_input(&self, out: &mut [f32], features: bool) {
         assert_eq!(out.len(), PLANE_LEN, "xiangqi planes buffer length");
         let pos = self.position();
         let us = pos.side_to_move();
@@ -298,9 +298,11 @@ impl Encode for Game {
         fill_plane(out, OWN_CHECKS_PLANE, streak_value(self.check_streak(us)));
         fill_plane(out, THEIR_CHECKS_PLANE, streak_value(self.check_streak(!us)));
         fill_plane(out, ONES_PLANE, 1.0);
-        let features = &mut out[BASE_PLANES * AREA..];
-        features.fill(0.0);
-        write_control(pos, us, features);
+        let planes = &mut out[BASE_PLANES * AREA..];
+        planes.fill(0.0);
+        if features {
+            write_control(pos, us, planes);
+        }
     }
 
     fn policy_index(&self, mv: Move) -> usize {

@@ -126,6 +126,12 @@ impl Trio {
         let at = || g.position().fen();
         let p = planes(g);
         assert!(p.iter().all(|v| v.is_finite() && (0.0..=1.0).contains(v)), "{}", at());
+        // For a net without feature planes: the same base planes, and zeros (not whatever the
+        // buffer held) where the feature planes go.
+        let mut bare = vec![7.0; p.len()];
+        g.encode_input(&mut bare, false);
+        assert_eq!(bare[..BASE_PLANES * AREA], p[..BASE_PLANES * AREA], "base planes of {}", at());
+        assert!(bare[BASE_PLANES * AREA..].iter().all(|&v| v == 0.0), "no feature planes in {}", at());
         // The mirror of the planes is the encoding of the mirrored game.
         let mut m = p.clone();
         Game::transform_planes(1, &mut m);

@@ -36,8 +36,14 @@ impl EncodedBatch {
         self.len() == 0
     }
 
-    /// Encodes `batch` (reusing this buffer's allocations).
+    /// Encodes `batch` (reusing this buffer's allocations), feature planes included.
     pub fn encode<G: Encode>(&mut self, batch: &[EvalRequest<'_, G>]) {
+        self.encode_input(batch, true);
+    }
+
+    /// [`EncodedBatch::encode`] for a net that reads the feature planes only when `features` is
+    /// set ([`Encode::encode_input`]: without, they stay zero and are not computed).
+    pub fn encode_input<G: Encode>(&mut self, batch: &[EvalRequest<'_, G>], features: bool) {
         let len = G::ENCODING.plane_len();
         self.planes.clear();
         self.planes.resize(batch.len() * len, 0.0);
@@ -47,7 +53,7 @@ impl EncodedBatch {
         self.hashes.clear();
         let mut idx = Vec::new();
         for (req, out) in batch.iter().zip(self.planes.chunks_exact_mut(len)) {
-            req.game.encode(out);
+            req.game.encode_input(out, features);
             self.hashes.push(hash_planes(out));
             req.game.policy_indices(req.moves, &mut idx);
             self.indices.extend_from_slice(&idx);

@@ -8,7 +8,9 @@
 //! positions without the net; it is direct-mapped (a new entry overwrites the slot's old one).
 //!
 //! Encoding happens in the requesting threads ([`ServiceEvaluator`]); this thread only stacks
-//! planes, runs the net and gathers the legal moves' logits.
+//! planes, runs the net and gathers the legal moves' logits. For a net that does not read the
+//! encoding's feature planes the evaluators leave them as zeros instead of computing them
+//! ([`encode::Encode::encode_input`]); a net that reads them refuses a request without them.
 //!
 //! **Failures are errors, never values.** A pass whose forward step fails (a libtorch error, or
 //! a C++ exception, which `tch` raises as a panic: caught here), whose copy to or from the
@@ -28,7 +30,7 @@ use mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -125,7 +127,9 @@ type Reply = Result<Answer, EvalError>;
 
 enum Job {
     Eval {
-        /// The encoding the requester used (`EncodingInfo::id`): it must be the net's.
+        /// The planes the requester encoded ([`encode::EncodingInfo::input`]): the encoding's
+        /// own id, or the base layout's when the feature planes were left out, which only a net
+        /// that does not read them takes.
         encoding: &'static str,
         batch: EncodedBatch,
         reply: Sender<Reply>,
@@ -141,6 +145,8 @@ pub struct InferenceService {
     handle: Option<JoinHandle<()>>,
     counters: Arc<Counters>,
     config: ServiceConfig,
+    /// Whether the net now served reads the feature planes (evaluators leave them out when not).
+    features: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for InferenceService {
@@ -161,11 +167,12 @@ impl InferenceService {
         let counters = Arc::new(Counters::default());
         let c = Arc::clone(&counters);
         let kept = config.clone();
+        let features = Arc::new(AtomicBool::new(reads_features(&net)));
         let handle = std::thread::Builder::new()
             .name("qizero-inference".into())
             .spawn(move || serve(net, &config, &rx, &c))
             .map_err(|e| NnError::Service(format!("cannot start the inference thread: {e}")))?;
-        Ok(InferenceService { tx: Some(tx), handle: Some(handle), counters, config: kept })
+        Ok(InferenceService { tx: Some(tx), handle: Some(handle), counters, config: kept, features })
     }
 
     /// The configuration the service runs with.
@@ -179,12 +186,15 @@ impl InferenceService {
     /// [`EvalError::Stopped`].
     #[must_use]
     pub fn evaluator<G: Encode>(&self) -> ServiceEvaluator<G> {
-        ServiceEvaluator { tx: self.tx.clone(), _game: PhantomData }
+        ServiceEvaluator { tx: self.tx.clone(), features: Arc::clone(&self.features), _game: PhantomData }
     }
 
     /// Replaces the net between two batches (self-play picking up a newer checkpoint).
     pub fn replace_net(&self, net: PolicyValueNet) {
         if let Some(tx) = &self.tx {
+            // Requests encoded before this store and answered by the new net are refused if it
+            // reads feature planes they lack (an error, never a wrong input).
+            self.features.store(reads_features(&net), Ordering::Relaxed);
             // A closed channel means the thread is gone; evaluators will report it.
             let _ = tx.send(Job::Swap(Box::new(net)));
         }
@@ -229,12 +239,13 @@ impl Drop for InferenceService {
 /// An [`Evaluator`] that encodes in the calling thread and lets the service run the net.
 pub struct ServiceEvaluator<G> {
     tx: Option<Sender<Job>>,
+    features: Arc<AtomicBool>,
     _game: PhantomData<fn() -> G>,
 }
 
 impl<G> Clone for ServiceEvaluator<G> {
     fn clone(&self) -> Self {
-        ServiceEvaluator { tx: self.tx.clone(), _game: PhantomData }
+        ServiceEvaluator { tx: self.tx.clone(), features: Arc::clone(&self.features), _game: PhantomData }
     }
 }
 
@@ -246,12 +257,14 @@ impl<G: Encode> Evaluator<G> for ServiceEvaluator<G> {
     fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
         let stopped = || EvalError::Stopped("the inference service has stopped".into());
         let tx = self.tx.as_ref().ok_or_else(stopped)?;
+        let features = self.features.load(Ordering::Relaxed);
         let mut encoded = EncodedBatch::default();
-        encoded.encode(batch);
+        encoded.encode_input(batch, features);
         let (reply_tx, reply_rx) = mpsc::channel();
         let offsets = encoded.offsets.clone();
         let indices = encoded.indices.clone();
-        tx.send(Job::Eval { encoding: G::ENCODING.id, batch: encoded, reply: reply_tx }).map_err(|_| stopped())?;
+        tx.send(Job::Eval { encoding: G::ENCODING.input(features).0, batch: encoded, reply: reply_tx })
+            .map_err(|_| stopped())?;
         let answer =
             reply_rx.recv().map_err(|_| EvalError::Stopped("the inference thread ended before answering".into()))??;
         let view = EncodedBatch { planes: Vec::new(), indices, offsets, hashes: Vec::new() };
@@ -277,12 +290,21 @@ struct CacheEntry {
     logits: Vec<f32>,
 }
 
+/// Whether `net` reads an encoding's feature planes (so requests for it must carry them).
+fn reads_features(net: &PolicyValueNet) -> bool {
+    net.encoding().feature_planes() > 0 && net.input_id() == net.encoding().id
+}
+
 /// Why `net` cannot take `batch` (encoded as `encoding`), if it cannot: another encoding, or
 /// buffers whose sizes do not fit together or fit the net.
 fn unfit(net: &PolicyValueNet, encoding: &str, batch: &EncodedBatch) -> Option<String> {
     let info = net.encoding();
-    if encoding != info.id {
-        return Some(format!("the request is encoded as {encoding}, the net ({}) takes {}", net.game(), info.id));
+    if encoding != info.id && encoding != net.input_id() {
+        return Some(format!(
+            "the request is encoded as {encoding}, the net ({}) takes {}",
+            net.game(),
+            net.input_id()
+        ));
     }
     let n = batch.len();
     if batch.planes.len() != n * info.plane_len() || batch.hashes.len() != n {
