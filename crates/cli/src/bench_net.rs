@@ -213,8 +213,10 @@ fn bench_mcts_game<G: Encode>(args: &MctsArgs) -> Result<()> {
     let raw_net = make_net(&args.net)?;
     let target_batch = args.games * args.leaves as usize;
     // One searching thread sends one request per round: waiting for more would only idle the net.
-    let service =
-        InferenceService::start(net, ServiceConfig { max_batch: target_batch, max_wait_us: 0, cache_entries: 0 })?;
+    let service = InferenceService::start(
+        net,
+        ServiceConfig { max_batch: target_batch, max_wait_us: 0, cache_entries: 0, net_threads: 1 },
+    )?;
     let evaluator = Timed { inner: service.evaluator::<G>(), nanos: AtomicU64::new(0) };
     let params = MctsParams { leaves_per_batch: args.leaves, ..MctsParams::default() };
     let mut trees: Vec<Search<G>> =

@@ -80,7 +80,12 @@ pub fn loader<G: Encode>(device: String) -> Loader<G> {
         nn::set_cpu_threads(threads);
         let (net, _) = nn::checkpoint::load_as_saved(path, G::NAME, G::ENCODING, &placement)
             .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-        let config = ServiceConfig { max_batch: engine::net::MAX_BATCH as usize, max_wait_us: 0, cache_entries: 0 };
+        let config = ServiceConfig {
+            max_batch: engine::net::MAX_BATCH as usize,
+            max_wait_us: 0,
+            cache_entries: 0,
+            net_threads: 1,
+        };
         let service = InferenceService::start(net, config).map_err(|e| format!("cannot start the net: {e}"))?;
         let evaluator: Arc<dyn mcts::Evaluator<G>> =
             Arc::new(Served { evaluator: service.evaluator::<G>(), _service: service });

@@ -59,6 +59,13 @@ pub struct MatchArgs {
     /// Where MCTS agents' nets run: auto (CUDA if present, else the CPU), cpu, cuda, cuda:N.
     #[arg(long, default_value = "auto")]
     device: String,
+    /// Net threads per checkpoint, each with its own copy of the net (inference.net_threads):
+    /// on a CPU, one per core spreads the MCTS agents' evaluations over the cores. Scores do not
+    /// depend on it (agents search to a simulation count), only the time a match takes. Above
+    /// 1, libtorch runs each pass on one thread. Default: one per CPU when the nets run on the
+    /// CPU, 1 on CUDA.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=64))]
+    net_threads: Option<u64>,
     /// Print a line per finished game.
     #[arg(long)]
     verbose: bool,
@@ -130,8 +137,20 @@ fn run_game<G: ArenaGame + encode::Encode>(args: &MatchArgs) -> Result<()> {
             bar.suspend(|| eprintln!("{line}"));
         }
     };
+    let net_threads = args.net_threads.map_or_else(
+        || match nn::device::parse_device(&args.device) {
+            Ok(tch::Device::Cpu) => std::thread::available_parallelism().map_or(1, usize::from),
+            _ => 1,
+        },
+        |n| n as usize,
+    );
+    if net_threads > 1 {
+        // Each net thread runs its passes on one core; libtorch's intra-op threads would only
+        // fight them for the same cores.
+        nn::set_cpu_threads(1);
+    }
     let placement = nn::NetConfig { device: args.device.clone(), ..nn::NetConfig::default() };
-    let service = nn::ServiceConfig { max_batch: 256, max_wait_us: 200, cache_entries: 0 };
+    let service = nn::ServiceConfig { max_batch: 256, max_wait_us: 200, cache_entries: 0, net_threads };
     let nets = pipeline::CheckpointNets::<G>::new(placement, service);
     let stop = crate::signals::stop_flag("stopping: the games in progress are dropped")?;
     let result = arena::run_match::<G>(&a, &b, &openings, &config, &nets, &stop, on_game);

@@ -170,7 +170,7 @@ fn play<G: Table>(args: &PlayArgs) -> Result<()> {
         None => G::new(),
     };
     let placement = nn::NetConfig { device: args.device.clone(), ..nn::NetConfig::default() };
-    let service = nn::ServiceConfig { max_batch: 64, max_wait_us: 0, cache_entries: 0 };
+    let service = nn::ServiceConfig { max_batch: 64, max_wait_us: 0, cache_entries: 0, net_threads: 1 };
     let nets = pipeline::CheckpointNets::<G>::new(placement, service);
     let movetime = Duration::from_millis(args.movetime);
     let mut opponent = arena::build_agent::<G>(&spec, movetime, args.seed, &nets)

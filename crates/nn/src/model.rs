@@ -395,6 +395,22 @@ impl PolicyValueNet {
         &self.config
     }
 
+    /// An independent copy: the same architecture, device and precision, with the weights (batch
+    /// norm statistics included) copied, so that another thread can run it while this one runs
+    /// (an [`crate::InferenceService`] with several net threads holds one copy each). Draws
+    /// nothing from libtorch's generator.
+    ///
+    /// # Errors
+    /// [`NnError::Torch`]: the copy failed (out of device memory, say).
+    pub fn try_clone(&self) -> Result<PolicyValueNet, NnError> {
+        let mut copy =
+            PolicyValueNet::build(&self.game, self.encoding, &self.config, self.device(), Inits { random: false });
+        copy.vs
+            .copy(&self.vs)
+            .map_err(|e| NnError::Torch(format!("copying the net's weights: {}", torch_cause(&e.to_string()))))?;
+        Ok(copy)
+    }
+
     /// Number of trainable parameters.
     #[must_use]
     pub fn parameter_count(&self) -> i64 {

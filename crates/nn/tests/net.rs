@@ -198,8 +198,11 @@ fn service_answers_like_a_direct_forward_pass() {
     let (logits, values) = net.infer(&planes(&games));
     let logits = Vec::<f32>::try_from(&logits.view([-1])).expect("logits");
     let values = Vec::<f32>::try_from(&values).expect("values");
-    let service = InferenceService::start(net, ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024 })
-        .expect("starts");
+    let service = InferenceService::start(
+        net,
+        ServiceConfig { max_batch: 16, max_wait_us: 2000, cache_entries: 1024, net_threads: 1 },
+    )
+    .expect("starts");
     let moves: Vec<Vec<xiangqi::Move>> = games.iter().map(|g| game::Game::legal_moves(g).as_ref().to_vec()).collect();
     let requests: Vec<EvalRequest<'_, xiangqi::Game>> =
         games.iter().zip(&moves).map(|(game, moves)| EvalRequest { game, moves }).collect();
@@ -238,6 +241,61 @@ fn service_answers_like_a_direct_forward_pass() {
     assert_eq!(encoded.len(), 24);
 }
 
+/// With two net threads the answers are the ones one thread gives (each thread runs an exact
+/// copy of the net, batch norm statistics included), and a swap reaches both: after
+/// `replace_net`, no request from any of four threads meets the old net. (Which thread takes a
+/// request is `pick_lane`'s unit test.)
+#[test]
+fn two_net_threads_answer_as_one_and_both_take_the_new_net() {
+    let games = xiangqi_positions(24, 7);
+    let moves = legal(&games);
+    let requests = requests_of(&games, &moves);
+    let first = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
+    // Trained-looking batch norm statistics, so a copy that missed them would answer otherwise.
+    tch::no_grad(|| {
+        for (name, mut var) in first.var_store().variables() {
+            if name.ends_with("running_mean") {
+                let _ = var.fill_(0.25);
+            }
+        }
+    });
+    let want = |net: &PolicyValueNet| Vec::<f32>::try_from(&net.infer(&planes(&games)).1).expect("values");
+    let (old_values, copy) = (want(&first), first.try_clone().expect("copies"));
+    assert_eq!(want(&copy), old_values, "a copy answers exactly as the net");
+    let second = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 4).expect("net");
+    let new_values = want(&second);
+    assert!(old_values.iter().zip(&new_values).any(|(a, b)| (a - b).abs() > 1e-4), "the nets differ");
+
+    let config = ServiceConfig { max_batch: 8, max_wait_us: 0, cache_entries: 0, net_threads: 2 };
+    let service = InferenceService::start(first, config).expect("starts");
+    let check = |values: &[f32], answers: &[Vec<mcts::Evaluation>]| {
+        for chunk in answers {
+            for (i, a) in chunk.iter().enumerate() {
+                assert!((a.value - values[i]).abs() < 1e-5, "value {i}: {} against {}", a.value, values[i]);
+            }
+        }
+    };
+    // Four threads, each asking for every position many times.
+    let ask = || -> Vec<Vec<mcts::Evaluation>> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| {
+                    let ev = service.evaluator::<xiangqi::Game>();
+                    let requests = &requests;
+                    s.spawn(move || (0..10).map(|_| ev.evaluate(requests).expect("evaluates")).collect::<Vec<_>>())
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("joins")).collect()
+        })
+    };
+    check(&old_values, &ask());
+    service.replace_net(second).expect("swaps");
+    check(&new_values, &ask());
+    let stats = service.stats();
+    assert_eq!(stats.positions, 2 * 4 * 10 * 24, "{stats:?}");
+    assert_eq!(stats.requests, 2 * 4 * 10, "{stats:?}");
+}
+
 /// Makes `net`'s forward pass fail inside libtorch (a C++ exception): the stem's weight gets
 /// a shape no input fits.
 fn break_forward(net: &PolicyValueNet) {
@@ -261,7 +319,7 @@ fn a_failing_forward_pass_is_an_error_for_every_requester() {
     let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 3).expect("net");
     break_forward(&net);
     // A long wait, so the two threads' requests share one pass.
-    let config = ServiceConfig { max_batch: 64, max_wait_us: 50_000, cache_entries: 256 };
+    let config = ServiceConfig { max_batch: 64, max_wait_us: 50_000, cache_entries: 256, net_threads: 1 };
     let service = InferenceService::start(net, config).expect("starts");
     let answers: Vec<Result<_, EvalError>> = std::thread::scope(|s| {
         let handles: Vec<_> = requests
@@ -324,7 +382,7 @@ fn a_net_that_reads_feature_planes_gets_them_after_a_swap() {
     let service = InferenceService::start(plain, ServiceConfig::default()).expect("starts");
     let ev = service.evaluator::<xiangqi::Game>();
     assert!(ev.evaluate(&requests).is_ok());
-    service.replace_net(with);
+    service.replace_net(with).expect("swaps");
     let answers = ev.evaluate(&requests).expect("the featured net answers");
     for (i, a) in answers.iter().enumerate() {
         assert!((a.value - values[i]).abs() < 1e-5, "value {i}: {} against {}", a.value, values[i]);
@@ -381,7 +439,8 @@ fn service_config_ranges_are_checked() {
     let e = ServiceConfig { max_batch: 0, ..ServiceConfig::default() }.validate().expect_err("0");
     assert_eq!(e, "inference.max_batch = 0 is outside 1..=4096");
     assert_eq!(ServiceConfig::default().validate(), Ok(()));
-    let edge = ServiceConfig { max_batch: 4096, max_wait_us: 100_000, cache_entries: nn::MAX_CACHE_ENTRIES };
+    let edge =
+        ServiceConfig { max_batch: 4096, max_wait_us: 100_000, cache_entries: nn::MAX_CACHE_ENTRIES, net_threads: 64 };
     assert_eq!(edge.validate(), Ok(()));
 }
 

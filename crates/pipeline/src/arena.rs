@@ -152,6 +152,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
             max_batch: (config.arena.concurrency * config.arena.leaves_per_batch as usize).clamp(1, 4096),
             max_wait_us: 300,
             cache_entries: 0,
+            net_threads: config.inference.net_threads,
         };
         Ok(Arena {
             run,

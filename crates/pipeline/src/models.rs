@@ -253,7 +253,7 @@ impl<G: Encode> ModelSource<G> for CheckpointSource<G> {
         }
         match nn::checkpoint::load(&path, G::NAME, G::ENCODING, &self.net) {
             Ok((net, _)) => {
-                self.service.replace_net(net);
+                self.service.replace_net(net)?;
                 *current = (path.clone(), model_id(&path).into());
                 Ok(Some(Arc::clone(&current.1)))
             }

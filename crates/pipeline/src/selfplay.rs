@@ -142,14 +142,15 @@ fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, befo
     let secs = elapsed.as_secs_f64();
     reporter.say(&format!(
         "selfplay: {} games, {} positions ({} samples) in {secs:.1} s: {:.1} positions/s, {:.0} evaluations/s, \
-         mean batch {:.1} (net busy {:.0}%), {} shards",
+         mean batch {:.1} (net busy {:.0}% of {} thread(s)), {} shards",
         t.games,
         t.moves,
         t.samples,
         rate(t.moves, elapsed),
         rate(s.positions, elapsed),
         s.mean_batch(),
-        if secs > 0.0 { 100.0 * s.forward_seconds / secs } else { 0.0 },
+        if secs > 0.0 { 100.0 * s.forward_seconds / secs / service.config().net_threads as f64 } else { 0.0 },
+        service.config().net_threads,
         t.shards
     ));
     if s.cache_hits > 0 || service.config().cache_entries > 0 {

@@ -331,8 +331,12 @@ pub fn play<G: ArenaGame + Encode>(
     }
     nn::set_cpu_threads(ladder.cpu_threads);
     let placement = nn::NetConfig { device: ladder.device.clone(), ..nn::NetConfig::default() };
-    let service =
-        nn::ServiceConfig { max_batch: ladder.concurrency.clamp(1, 4096), max_wait_us: 300, cache_entries: 0 };
+    let service = nn::ServiceConfig {
+        max_batch: ladder.concurrency.clamp(1, 4096),
+        max_wait_us: 300,
+        cache_entries: 0,
+        net_threads: 1,
+    };
     let nets = CheckpointNets::<G>::new(placement, service);
     let openings = arena::openings::shipped::<G>();
     let keep: Vec<&Path> = ladder.reference.as_deref().into_iter().collect();
