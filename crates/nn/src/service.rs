@@ -363,13 +363,15 @@ impl<G: Encode> Evaluator<G> for ServiceEvaluator<G> {
         let (reply_tx, reply_rx) = mpsc::channel();
         let offsets = encoded.offsets.clone();
         let indices = encoded.indices.clone();
-        let lane = pick_lane(&self.loads, batch.len());
-        let _claim = Claim { load: &self.loads[lane], n: batch.len().max(1) };
-        let tx = senders.get(lane).ok_or_else(stopped)?;
-        tx.send(Job::Eval { encoding: G::ENCODING.input(features).0, batch: encoded, reply: reply_tx })
-            .map_err(|_| stopped())?;
-        let answer =
-            reply_rx.recv().map_err(|_| EvalError::Stopped("the inference thread ended before answering".into()))??;
+        let answer = {
+            // The thread counts as loaded from the choice until its answer is in, not longer.
+            let lane = pick_lane(&self.loads, batch.len());
+            let _claim = Claim { load: &self.loads[lane], n: batch.len().max(1) };
+            let tx = senders.get(lane).ok_or_else(stopped)?;
+            tx.send(Job::Eval { encoding: G::ENCODING.input(features).0, batch: encoded, reply: reply_tx })
+                .map_err(|_| stopped())?;
+            reply_rx.recv().map_err(|_| EvalError::Stopped("the inference thread ended before answering".into()))??
+        };
         let view = EncodedBatch { planes: Vec::new(), indices, offsets, hashes: Vec::new() };
         if answer.values.len() != view.len() || answer.logits.len() != view.indices.len() {
             return Err(EvalError::Backend(format!(
