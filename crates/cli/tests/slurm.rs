@@ -151,19 +151,33 @@ fn job_ids(run: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Requeues `job` and lets it start again at once: once it is pending again, its begin time
-/// (about two minutes after a requeue) is set to now.
+/// Requeues `job`, waiting until Slurm has taken it back (pending again).
 fn requeue(cluster: &Cluster, job: &str) {
     tool(cluster, "scontrol", &["requeue", job]);
     let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let out = tool(cluster, "squeue", &["--noheader", "--format=%T", &format!("--jobs={job}")]);
-        if String::from_utf8_lossy(&out.stdout).trim() == "PENDING" {
-            tool(cluster, "scontrol", &["update", &format!("jobid={job}"), "StartTime=now"]);
-            return;
-        }
+    while !is_pending(cluster, job) {
         assert!(Instant::now() < deadline, "{job} not pending again after its requeue");
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn is_pending(cluster: &Cluster, job: &str) -> bool {
+    let out = tool(cluster, "squeue", &["--noheader", "--format=%T", &format!("--jobs={job}")]);
+    String::from_utf8_lossy(&out.stdout).trim() == "PENDING"
+}
+
+/// Lets pending requeued `jobs` start now rather than after Slurm's requeue delay (a begin
+/// time about two minutes on). Applied again on every call: Slurm may set that begin time
+/// after the job first shows as pending, undoing an earlier update.
+fn start_now(cluster: &Cluster, jobs: &[&str]) {
+    for job in jobs {
+        if is_pending(cluster, job) {
+            // The job may start between the look and the update: that refusal is fine.
+            let _ = Command::new("scontrol")
+                .args(["update", &format!("jobid={job}"), "StartTime=now"])
+                .env("SLURM_CONF", &cluster.conf)
+                .output();
+        }
     }
 }
 
@@ -241,9 +255,15 @@ fn a_micro_run_on_slurm_survives_requeues_and_stops_cleanly() {
     // Requeue a self-play task and the trainer mid-run; both come back and go on.
     let before_requeue = checkpoint_steps(&run).last().copied().unwrap_or(0);
     let shards_before = shard_names(&run).len();
-    requeue(&cluster, &format!("{selfplay}_0"));
+    let task0 = format!("{selfplay}_0");
+    requeue(&cluster, &task0);
     requeue(&cluster, &trainer);
-    wait_until("the requeued worker and trainer running again", Duration::from_secs(120), || {
+    let mut last_nudge = Instant::now() - Duration::from_secs(10);
+    wait_until("the requeued worker and trainer running again", Duration::from_secs(240), || {
+        if last_nudge.elapsed() >= Duration::from_secs(2) {
+            start_now(&cluster, &[&task0, &trainer]);
+            last_nudge = Instant::now();
+        }
         log_text(&run, "selfplay-").contains("restart 1") && log_text(&run, "trainer-").contains("restart 1")
     });
     // What each wrote after its restart.
