@@ -200,6 +200,14 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     config.train.validate().map_err(|e| bad(e.to_string()))?;
     config.arena.validate().map_err(|e| bad(e.to_string()))?;
     config.run.validate()?;
+    let fitted = config.train.schedule == train::Schedule::Cosine && config.train.cosine_steps == 0;
+    if fitted && config.run.generations == 0 && config.run.max_minutes == 0.0 {
+        return Err(bad(
+            "train.cosine_steps = 0 fits the cosine to the run's length, but the run has none: set run.generations \
+             or run.max_minutes, or give cosine_steps a number of steps"
+                .to_owned(),
+        ));
+    }
     config.slurm.validate().map_err(bad)?;
     Ok(config)
 }
@@ -352,6 +360,11 @@ mod tests {
         assert!(e.to_string().contains("key=value"), "{e}");
         let e = parse("game = \"xiangqi\"", &["net.blocks=0".into()]).expect_err("out of range");
         assert!(e.to_string().contains("blocks"), "{e}");
+        let fitted = ["train.schedule=\"cosine\"".to_owned(), "train.cosine_steps=0".to_owned()];
+        let e = parse("game = \"xiangqi\"", &fitted).expect_err("a fitted cosine needs a length");
+        assert!(e.to_string().contains("run.generations"), "{e}");
+        let timed = [fitted.as_slice(), &["run.max_minutes=5".to_owned()]].concat();
+        assert_eq!(parse("game = \"xiangqi\"", &timed).expect("a timed run").train.cosine_steps, 0);
         for game in ["xiangqi", "draughts"] {
             let c = parse(&format!("game = \"{game}\""), &["net.feature_planes=true".into()]).expect("reads");
             assert!(c.net.feature_planes, "{game}");

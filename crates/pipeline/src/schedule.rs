@@ -54,6 +54,30 @@ fn minutes(d: Duration) -> String {
     format!("{}m{:02}s", s / 60, s % 60)
 }
 
+/// The steps a run expects to have taken when it ends, seen before generation `done + 1`:
+/// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` per
+/// generation after `elapsed` (the scheduler's own rule for starting one), whichever is fewer;
+/// `u64::MAX` while neither is known (no generation timed yet and no count). A cosine with
+/// `train.cosine_steps = 0` reaches its floor here.
+fn expected_steps(
+    schedule: &crate::config::RunSchedule,
+    per_gen_steps: u64,
+    done: u64,
+    elapsed: Duration,
+    mean: Option<Duration>,
+) -> u64 {
+    let by_count = if schedule.generations > 0 { schedule.generations } else { u64::MAX };
+    let by_time = match mean {
+        Some(mean) if schedule.max_minutes > 0.0 && !mean.is_zero() => {
+            let left = (60.0 * schedule.max_minutes - elapsed.as_secs_f64()).max(0.0);
+            // At least the generation about to start: the scheduler has let it begin.
+            done + ((left / mean.as_secs_f64()).floor() as u64).max(1)
+        }
+        _ => u64::MAX,
+    };
+    by_count.min(by_time).saturating_mul(per_gen_steps)
+}
+
 /// One `qizero run`.
 struct Scheduler<'a, G: ArenaGame + Encode> {
     run: &'a RunDir,
@@ -127,6 +151,9 @@ pub fn run<G: ArenaGame + Encode>(
                 break;
             }
         }
+        let mean = generation_times.iter().sum::<Duration>() / generation_times.len().max(1) as u32;
+        let expected = (!generation_times.is_empty()).then_some(mean);
+        trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), expected));
         let g = done + 1;
         let gen_started = Instant::now();
         match s.generation(trainer, g)? {
@@ -324,5 +351,29 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
         if let Err(e) = crate::plots::write_all(self.run, self.reporter) {
             self.reporter.warn(&format!("warning: {e}"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RunSchedule;
+
+    #[test]
+    fn the_expected_steps_follow_the_count_and_the_clock() {
+        let secs = Duration::from_secs;
+        let timed = RunSchedule { generations: 0, max_minutes: 10.0, ..RunSchedule::default() };
+        // Nothing timed yet and no count: unknown.
+        assert_eq!(expected_steps(&timed, 300, 0, secs(5), None), u64::MAX);
+        // 2 generations done in 120 s at 60 s each: 480 s left fit 8 more, 10 in all.
+        assert_eq!(expected_steps(&timed, 300, 2, secs(120), Some(secs(60))), 3000);
+        // Slower generations shorten the horizon; the one about to start always counts.
+        assert_eq!(expected_steps(&timed, 300, 2, secs(120), Some(secs(200))), 1200);
+        assert_eq!(expected_steps(&timed, 300, 9, secs(599), Some(secs(60))), 3000);
+        // A count caps it, with or without a clock.
+        let counted = RunSchedule { generations: 5, ..timed.clone() };
+        assert_eq!(expected_steps(&counted, 300, 2, secs(120), Some(secs(60))), 1500);
+        let counted = RunSchedule { generations: 5, max_minutes: 0.0, ..timed };
+        assert_eq!(expected_steps(&counted, 300, 0, secs(0), None), 1500);
     }
 }

@@ -156,7 +156,9 @@ pub struct TrainConfig {
     /// `step` schedule: the factor of each decay. Default 0.1, range (0, 1].
     pub step_gamma: f64,
     /// `cosine` schedule: the step at which the cosine reaches its floor. Steps. Default
-    /// 100000, range 1..=10^9.
+    /// 100000, range 0..=10^9. 0 = the steps the run is expected to take: `qizero run` sets the
+    /// horizon before each generation from its generations and time budget
+    /// ([`crate::Trainer::set_cosine_horizon`]); a trainer with no horizon set refuses to step.
     pub cosine_steps: u64,
     /// `cosine` schedule: the floor as a fraction of `learning_rate`. Default 0.01, range [0, 1].
     pub cosine_final: f64,
@@ -286,7 +288,7 @@ impl TrainConfig {
         int("warmup_steps", c.warmup_steps, 0, 10_000_000, "0..=10^7")?;
         int("step_every", c.step_every, 1, 1_000_000_000, "1..=10^9")?;
         real("step_gamma", c.step_gamma, c.step_gamma > 0.0 && c.step_gamma <= 1.0, "(0, 1]")?;
-        int("cosine_steps", c.cosine_steps, 1, 1_000_000_000, "1..=10^9")?;
+        int("cosine_steps", c.cosine_steps, 0, 1_000_000_000, "0..=10^9")?;
         real("cosine_final", c.cosine_final, (0.0..=1.0).contains(&c.cosine_final), "[0, 1]")?;
         real("momentum", c.momentum, (0.0..1.0).contains(&c.momentum), "[0, 1)")?;
         real("adam_beta2", c.adam_beta2, (0.0..1.0).contains(&c.adam_beta2), "[0, 1)")?;
@@ -316,9 +318,17 @@ impl TrainConfig {
     }
 
     /// The learning rate of step `step` (0-based: the step about to be taken when `step` steps
-    /// are done): warm-up, then the schedule.
+    /// are done): warm-up, then the schedule, the cosine over `cosine_steps` (or over 1 step when
+    /// that is 0: see [`TrainConfig::learning_rate_over`]).
     #[must_use]
     pub fn learning_rate_at(&self, step: u64) -> f64 {
+        self.learning_rate_over(step, self.cosine_steps)
+    }
+
+    /// As [`TrainConfig::learning_rate_at`], with the cosine reaching its floor at step `horizon`
+    /// instead of `cosine_steps` (a run that fits the schedule to its own length).
+    #[must_use]
+    pub fn learning_rate_over(&self, step: u64, horizon: u64) -> f64 {
         let base = self.learning_rate;
         let scheduled = match self.schedule {
             Schedule::Constant => base,
@@ -327,7 +337,7 @@ impl TrainConfig {
                 base * self.step_gamma.powi(decays)
             }
             Schedule::Cosine => {
-                let t = (step as f64 / self.cosine_steps.max(1) as f64).min(1.0);
+                let t = (step as f64 / horizon.max(1) as f64).min(1.0);
                 let floor = base * self.cosine_final;
                 floor + (base - floor) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -369,6 +379,9 @@ mod tests {
         assert!((c.learning_rate_at(0) - 1.0).abs() < 1e-12);
         assert!((c.learning_rate_at(50) - 0.55).abs() < 1e-12);
         assert!((c.learning_rate_at(100) - 0.1).abs() < 1e-12 && (c.learning_rate_at(1000) - 0.1).abs() < 1e-12);
+        // A horizon of 200 instead: halfway at step 100, the floor at 200.
+        assert!((c.learning_rate_over(100, 200) - 0.55).abs() < 1e-12);
+        assert!((c.learning_rate_over(200, 200) - 0.1).abs() < 1e-12);
     }
 
     #[test]

@@ -239,6 +239,8 @@ pub struct Trainer<G: Encode> {
     since_checkpoint: LossSum,
     since_metrics: LossSum,
     last_lr: f64,
+    /// The cosine's horizon when `cosine_steps` is 0, set by the run ([`Trainer::set_cosine_horizon`]).
+    cosine_horizon: Option<u64>,
     prefetch: Option<Prefetch<G>>,
     /// The rayon pool that builds batches (`loader_threads` threads), when more than one.
     loader: Option<Arc<rayon::ThreadPool>>,
@@ -298,7 +300,8 @@ impl<G: Encode> Trainer<G> {
             samples_seen: lineage.as_ref().map_or(0, |l| l.samples_seen),
             generated_floor: lineage.as_ref().map_or(0, |l| l.positions_generated),
             parent: lineage.as_ref().map(|l| l.weights.clone()),
-            last_lr: setup.train.learning_rate_at(lineage.as_ref().map_or(0, |l| l.step)),
+            last_lr: setup.train.learning_rate_over(lineage.as_ref().map_or(0, |l| l.step), u64::MAX),
+            cosine_horizon: None,
             last_checkpoint: lineage,
             window,
             since_checkpoint: LossSum::default(),
@@ -307,6 +310,32 @@ impl<G: Encode> Trainer<G> {
             loader,
             setup,
         })
+    }
+
+    /// Sets the step at which a cosine schedule with `cosine_steps = 0` reaches its floor: the
+    /// steps the run now expects to take in all. A run sets it before each training phase, so
+    /// the schedule follows its estimate; it has no effect when `cosine_steps` is set.
+    pub fn set_cosine_horizon(&mut self, steps: u64) {
+        self.cosine_horizon = Some(steps);
+    }
+
+    /// The learning rate of the next step.
+    ///
+    /// # Errors
+    /// A cosine schedule with `cosine_steps = 0` and no horizon set.
+    fn next_learning_rate(&self) -> Result<f64, TrainError> {
+        let c = &self.setup.train;
+        if c.schedule != crate::config::Schedule::Cosine || c.cosine_steps > 0 {
+            return Ok(c.learning_rate_at(self.step));
+        }
+        match self.cosine_horizon {
+            Some(h) => Ok(c.learning_rate_over(self.step, h)),
+            None => Err(TrainError::Config(crate::config::ConfigError {
+                field: "cosine_steps",
+                value: "0".into(),
+                range: "1..=10^9 here: 0 (fit the cosine to the run's length) works only under qizero run",
+            })),
+        }
     }
 
     /// Steps taken since the run began.
@@ -378,6 +407,7 @@ impl<G: Encode> Trainer<G> {
     /// [`TrainError::NoData`] if the window is empty, [`TrainError::NonFinite`] if the loss is
     /// not finite (the weights are not updated then), or a libtorch failure.
     pub fn train_step(&mut self) -> Result<StepStats, TrainError> {
+        let lr = self.next_learning_rate()?;
         let window = Arc::clone(self.window.snapshot());
         if window.positions() == 0 {
             return Err(TrainError::NoData);
@@ -402,7 +432,6 @@ impl<G: Encode> Trainer<G> {
                 .map_err(|e| TrainError::Torch(format!("starting the batch loader: {e}")))?;
             self.prefetch = Some(Prefetch { step: next, window, handle });
         }
-        let lr = c.learning_rate_at(self.step);
         let (policy, value, material, total) =
             self.loss(&batch).map_err(|e| TrainError::Torch(format!("training step: {e}")))?;
         let stats = StepStats {

@@ -515,3 +515,33 @@ fn the_material_head_trains_and_resumes() {
     let _ = std::fs::remove_dir_all(&run);
     let _ = std::fs::remove_dir_all(&plain);
 }
+
+/// `cosine_steps = 0`: no step without a horizon (a clear error), and with one the steps follow
+/// the cosine over it; a new horizon moves the rest of the schedule.
+#[test]
+fn a_fitted_cosine_needs_and_follows_its_horizon() {
+    let run = scratch("fitted-cosine");
+    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
+    let config = TrainConfig {
+        learning_rate: 0.01,
+        schedule: train::Schedule::Cosine,
+        cosine_steps: 0,
+        cosine_final: 0.1,
+        loader_threads: 0,
+        ..train_config()
+    };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
+    trainer.rescan().expect("scan");
+    let e = trainer.train_step().expect_err("no horizon");
+    assert!(e.to_string().contains("train.cosine_steps = 0") && e.to_string().contains("qizero run"), "{e}");
+    assert_eq!(trainer.step(), 0);
+    trainer.set_cosine_horizon(4);
+    let lrs: Vec<f64> = (0..5).map(|_| trainer.train_step().expect("step").learning_rate).collect();
+    let want: Vec<f64> = (0..5).map(|s| config.learning_rate_over(s, 4)).collect();
+    assert_eq!(lrs, want);
+    assert!((lrs[0] - 0.01).abs() < 1e-12 && (lrs[2] - 0.0055).abs() < 1e-12 && (lrs[4] - 0.001).abs() < 1e-12);
+    trainer.set_cosine_horizon(10);
+    let lr = trainer.train_step().expect("step").learning_rate;
+    assert!((lr - config.learning_rate_over(5, 10)).abs() < 1e-15 && lr > 0.001, "{lr}");
+    let _ = std::fs::remove_dir_all(&run);
+}
