@@ -87,7 +87,12 @@ impl Report {
         let mut parts = Vec::new();
         if let Some(m) = self.get(MatchKind::Gate) {
             let s = m.score();
-            parts.push(format!("gate {} {} vs {}", m.verdict.as_deref().unwrap_or("?").to_uppercase(), s, m.b));
+            if s.wins + s.draws + s.losses == 0 {
+                // `arena.gate = "none"`: no games, every checkpoint passes.
+                parts.push("gate none".to_owned());
+            } else {
+                parts.push(format!("gate {} {} vs {}", m.verdict.as_deref().unwrap_or("?").to_uppercase(), s, m.b));
+            }
         }
         for kind in [MatchKind::Random, MatchKind::Alphabeta] {
             if let Some(m) = self.get(kind) {
@@ -515,4 +520,49 @@ fn match_seed(seed: u64, a: &str, b: &str) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: MatchKind, b: &str, (wins, draws, losses): (u32, u32, u32), verdict: Option<&str>) -> MatchEntry {
+        MatchEntry {
+            a: "ckpt-300".into(),
+            b: b.into(),
+            kind,
+            step: 300,
+            wins,
+            draws,
+            losses,
+            verdict: verdict.map(str::to_owned),
+            llr: None,
+            seconds: 1.0,
+            records: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_summary_names_the_gate_and_each_score() {
+        let vs = [
+            entry(MatchKind::Random, "random", (20, 0, 0), None),
+            entry(MatchKind::Alphabeta, "alphabeta:depth=2", (5, 4, 11), None),
+        ];
+        let gated = Report {
+            name: "ckpt-300".into(),
+            matches: [vec![entry(MatchKind::Gate, "ckpt-0", (17, 3, 10), Some("pass"))], vs.to_vec()].concat(),
+            played: vec![],
+            best: "ckpt-300".into(),
+        };
+        assert_eq!(
+            gated.results(),
+            "gate PASS 17-3-10 vs ckpt-0; vs random 20-0-0 (100%); vs alphabeta:depth=2 5-4-11 (35%)"
+        );
+        // `arena.gate = "none"` records a pass of no games: the line says there was no gate.
+        let ungated = Report {
+            matches: [vec![entry(MatchKind::Gate, "ckpt-0", (0, 0, 0), Some("pass"))], vs.to_vec()].concat(),
+            ..gated
+        };
+        assert_eq!(ungated.results(), "gate none; vs random 20-0-0 (100%); vs alphabeta:depth=2 5-4-11 (35%)");
+    }
 }

@@ -139,19 +139,17 @@ pub fn run<G: ArenaGame + Encode>(
     }
     let mut generation_times: Vec<Duration> = Vec::new();
     while !stop.load(Ordering::Relaxed) && (schedule.generations == 0 || done < schedule.generations) {
-        if schedule.max_minutes > 0.0 {
-            let mean = generation_times.iter().sum::<Duration>() / generation_times.len().max(1) as u32;
-            if started.elapsed() + mean > Duration::from_secs_f64(60.0 * schedule.max_minutes) {
-                reporter.say(&format!(
-                    "run: time budget of {} minutes reached after {} (a generation takes about {})",
-                    schedule.max_minutes,
-                    minutes(started.elapsed()),
-                    minutes(mean)
-                ));
-                break;
-            }
-        }
         let mean = generation_times.iter().sum::<Duration>() / generation_times.len().max(1) as u32;
+        if schedule.max_minutes > 0.0 && started.elapsed() + mean > Duration::from_secs_f64(60.0 * schedule.max_minutes)
+        {
+            reporter.say(&format!(
+                "run: time budget of {} minutes reached after {} (a generation takes about {})",
+                schedule.max_minutes,
+                minutes(started.elapsed()),
+                minutes(mean)
+            ));
+            break;
+        }
         let expected = (!generation_times.is_empty()).then_some(mean);
         trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), expected));
         let g = done + 1;
@@ -269,15 +267,18 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
     ) -> Result<(), PipelineError> {
         let schedule = &self.config.run;
         let target_step = g * self.config.train.checkpoint_every;
-        let losses = trainer.last_checkpoint().map(|l| l.losses.clone());
+        let losses = trainer.last_checkpoint().map(|l| (l.losses.clone(), l.learning_rate));
         let ratings = self.arena.update_ratings()?;
         let mut line = format!("gen {g}");
         if schedule.generations > 0 {
             line.push_str(&format!("/{}", schedule.generations));
         }
         line.push_str(&format!(" (step {target_step}, {}): {positions} new positions", minutes(elapsed)));
-        if let Some(l) = &losses {
-            line.push_str(&format!("; loss {:.3} (policy {:.3}, value {:.3})", l.total, l.policy, l.value));
+        if let Some((l, lr)) = &losses {
+            line.push_str(&format!(
+                "; loss {:.3} (policy {:.3}, value {:.3}), lr {lr:.2e}",
+                l.total, l.policy, l.value
+            ));
         }
         if let Some(r) = report {
             line.push_str(&format!("; {}", r.results()));
@@ -293,8 +294,8 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
             step: target_step,
             positions,
             seconds: elapsed.as_secs_f64(),
-            policy_loss: losses.as_ref().map(|l| l.policy),
-            value_loss: losses.as_ref().map(|l| l.value),
+            policy_loss: losses.as_ref().map(|(l, _)| l.policy),
+            value_loss: losses.as_ref().map(|(l, _)| l.value),
             best: report.map(|r| r.best.clone()),
         };
         if let Err(e) = MetricsLog::new(self.run.metrics()).append(MetricsEvent::Generation(event)) {
