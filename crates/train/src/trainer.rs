@@ -683,7 +683,11 @@ fn remove_incomplete(dir: &Path, newest: u64) -> Result<(), TrainError> {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         let step = name.split(['-', '.']).next().and_then(|s| s.parse::<u64>().ok());
-        let incomplete = name.ends_with(".tmp")
+        // A checkpoint's temporary file (`.<step>-....tmp`, `.<step>.json....tmp`) only: other
+        // processes' temporary files here (the run directory's write probe) are theirs to finish.
+        let temp_step =
+            name.strip_prefix('.').and_then(|n| n.split(['-', '.']).next()).and_then(|s| s.parse::<u64>().ok());
+        let incomplete = (name.ends_with(".tmp") && temp_step.is_some())
             || (step.is_some_and(|s| s > newest)
                 && (name.ends_with(".safetensors") || name.ends_with(".optim.safetensors")));
         if incomplete {

@@ -299,11 +299,17 @@ fn incomplete_checkpoints_are_ignored_and_cleared() {
     std::fs::copy(dir.join("4.optim.safetensors"), dir.join("6.optim.safetensors")).expect("copy");
     std::fs::write(dir.join("6-000000000000.safetensors"), b"half").expect("write");
     std::fs::write(dir.join(".6.json.tmp"), b"{").expect("write");
+    std::fs::write(dir.join(".6-000000000000.safetensors.77-0.tmp"), b"half").expect("write");
+    // Another process's temporary file (the run directory's write probe, mid-write): not the
+    // trainer's to remove (a self-play task starting beside it failed when it was).
+    let probe = ".write-probe-77.77-0.tmp";
+    std::fs::write(dir.join(probe), b"qizero").expect("write");
     let reopened = Trainer::<xiangqi::Game>::open(setup(&run, config)).expect("reopen");
     assert_eq!(reopened.step(), 4);
     let left: Vec<String> =
         std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    assert!(left.iter().all(|n| !n.starts_with('6') && !n.ends_with(".tmp")), "{left:?}");
+    assert!(left.iter().all(|n| !n.starts_with('6') && (!n.ends_with(".tmp") || n == probe)), "{left:?}");
+    assert!(left.iter().any(|n| n == probe), "{left:?}");
     let _ = std::fs::remove_dir_all(&run);
 }
 
