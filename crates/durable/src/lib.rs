@@ -90,6 +90,22 @@ pub fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(".tmp")
 }
 
+/// The file name a temporary file of this module is for: `X` for `.X.<pid>-<n>.tmp` (and for a
+/// bare `.X.tmp`); `None` for a name that is not a temporary file. Lets a directory's owner tell
+/// its own unfinished writes from other processes'.
+#[must_use]
+pub fn temp_target(name: &str) -> Option<&str> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let writer = |w: &str| {
+        w.split_once('-')
+            .is_some_and(|(p, n)| [p, n].iter().all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+    };
+    match inner.rsplit_once('.') {
+        Some((target, w)) if writer(w) => Some(target),
+        _ => Some(inner),
+    }
+}
+
 /// Writes a temporary file beside `path` with `fill`, flushes it to disk and returns its path;
 /// on any failure the temporary file is removed.
 fn write_temp(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> Result<PathBuf, FileError> {
@@ -373,6 +389,17 @@ mod tests {
         assert_eq!(read_text_bounded(&path, 2000).expect("fits").len(), 2000);
         assert!(read_bounded(&dir.join("none"), 10).is_err());
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn temp_names_name_their_target() {
+        let dir = std::env::temp_dir().join(format!("durable-temp-target-{}", std::process::id()));
+        let temp = temp_path(&dir.join("12-abc.safetensors"));
+        let name = temp.file_name().and_then(|n| n.to_str()).expect("a name");
+        assert_eq!(temp_target(name), Some("12-abc.safetensors"));
+        assert_eq!(temp_target(".12.json.tmp"), Some("12.json"));
+        assert_eq!(temp_target("12.json"), None);
+        assert_eq!(temp_target(".hidden"), None);
     }
 
     #[test]

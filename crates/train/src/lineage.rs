@@ -198,6 +198,31 @@ pub fn newest(dir: &Path) -> Option<(u64, PathBuf)> {
     complete(dir).pop()
 }
 
+/// Removes what a trainer killed while writing a checkpoint leaves in `dir`: checkpoint files
+/// newer than `newest` (the newest manifest's step) and the checkpoint files' temporary files.
+/// Other processes' temporary files there (the run directory's write probe) are theirs to
+/// finish: a self-play task starting beside the trainer lost its probe when they were removed.
+///
+/// # Errors
+/// `dir` cannot be listed, or a file removed.
+pub fn remove_incomplete(dir: &Path, newest: u64) -> Result<(), TrainError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| TrainError::io(dir, e))?;
+    let step_of = |name: &str| name.split(['-', '.']).next().and_then(|s| s.parse::<u64>().ok());
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let incomplete = match durable::temp_target(name) {
+            Some(target) => step_of(target).is_some(),
+            None => step_of(name).is_some_and(|s| s > newest) && name.ends_with(".safetensors"),
+        };
+        if incomplete {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| TrainError::io(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
 /// The newest complete checkpoint in `dir`: the manifest with the highest step, read.
 ///
 /// # Errors

@@ -25,7 +25,7 @@ use crate::optim::Optimizer;
 use crate::window::{CorruptShard, ReplayWindow, WindowSnapshot};
 use encode::Encode;
 use nn::{NetConfig, PolicyValueNet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -261,7 +261,7 @@ impl<G: Encode> Trainer<G> {
         let checkpoints = setup.checkpoints.clone();
         std::fs::create_dir_all(&checkpoints).map_err(|e| TrainError::io(&checkpoints, e))?;
         let latest = lineage::latest(&checkpoints)?;
-        remove_incomplete(&checkpoints, latest.as_ref().map_or(0, |l| l.step))?;
+        lineage::remove_incomplete(&checkpoints, latest.as_ref().map_or(0, |l| l.step))?;
         let (net, optimizer, lineage) = match latest {
             Some(l) => {
                 if l.game != G::NAME {
@@ -673,29 +673,6 @@ pub(crate) fn read_losses(terms: &LossTerms) -> Result<(f64, f64, Option<f64>, f
     let all = Tensor::f_stack(&parts, 0)?.f_to_device(tch::Device::Cpu)?.f_to_kind(Kind::Double)?;
     let v = Vec::<f64>::try_from(&all)?;
     Ok((v[0], v[1], v.get(3).copied(), v[2]))
-}
-
-/// Removes temporary files and checkpoint files newer than `newest` (the newest manifest's
-/// step): what a trainer killed while writing a checkpoint leaves.
-fn remove_incomplete(dir: &Path, newest: u64) -> Result<(), TrainError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| TrainError::io(dir, e))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let step = name.split(['-', '.']).next().and_then(|s| s.parse::<u64>().ok());
-        // A checkpoint's temporary file (`.<step>-....tmp`, `.<step>.json....tmp`) only: other
-        // processes' temporary files here (the run directory's write probe) are theirs to finish.
-        let temp_step =
-            name.strip_prefix('.').and_then(|n| n.split(['-', '.']).next()).and_then(|s| s.parse::<u64>().ok());
-        let incomplete = (name.ends_with(".tmp") && temp_step.is_some())
-            || (step.is_some_and(|s| s > newest)
-                && (name.ends_with(".safetensors") || name.ends_with(".optim.safetensors")));
-        if incomplete {
-            let path = entry.path();
-            std::fs::remove_file(&path).map_err(|e| TrainError::io(&path, e))?;
-        }
-    }
-    Ok(())
 }
 
 fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
