@@ -20,6 +20,10 @@ pub enum BenchCommand {
     /// augmenting from a window of synthetic shards) against a bare libtorch training step on one
     /// fixed batch, alternating in rounds; prints both and their ratio.
     Train(crate::train_cmd::BenchTrainArgs),
+    /// Half precision against fp32 on CUDA: one net evaluates a fixed set of random-playout
+    /// positions in both; prints how often they choose the same legal move (a flip inside the
+    /// tie margin is allowed) and how far their values differ, and fails outside the tolerances.
+    Half(crate::bench_half::HalfArgs),
 }
 
 /// Arguments of `qizero bench alphabeta`.
@@ -40,6 +44,7 @@ pub fn run(cmd: &BenchCommand) -> Result<()> {
         BenchCommand::Nn(args) => crate::bench_net::bench_nn(args),
         BenchCommand::Mcts(args) => crate::bench_net::bench_mcts(args),
         BenchCommand::Train(args) => crate::train_cmd::bench(args),
+        BenchCommand::Half(args) => crate::bench_half::run(args),
     }
 }
 

@@ -14,12 +14,12 @@ use tch::Tensor;
 
 use crate::GameName;
 
-/// The net to measure: its shape and device.
+/// The net to measure: its game, shape (or checkpoint) and device.
 #[derive(Args, Clone)]
-pub struct NetArgs {
+pub struct NetShape {
     /// Which game's net.
     #[arg(long, value_enum, default_value_t = GameName::Xiangqi)]
-    game: GameName,
+    pub(crate) game: GameName,
     /// Residual blocks.
     #[arg(long, default_value_t = NetConfig::default().blocks)]
     blocks: usize,
@@ -32,26 +32,33 @@ pub struct NetArgs {
     /// Device: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
     device: String,
-    /// Half precision (CUDA only).
-    #[arg(long)]
-    half: bool,
     /// Time this checkpoint's net (its architecture comes from the file; --blocks, --channels
     /// and --se-ratio are then ignored) instead of a randomly initialised one.
     #[arg(long, value_name = "CKPT")]
     weights: Option<std::path::PathBuf>,
+}
+
+/// The net to measure: its shape, precision and CPU threads.
+#[derive(Args, Clone)]
+pub struct NetArgs {
+    #[command(flatten)]
+    pub(crate) shape: NetShape,
+    /// Half precision (CUDA only).
+    #[arg(long)]
+    pub(crate) half: bool,
     /// CPU threads libtorch uses inside one operation (0 = its default, one per core). The
     /// engines (`qizero uci|hub --weights`) default to 1.
     #[arg(long, default_value_t = 0)]
-    threads: usize,
+    pub(crate) threads: usize,
 }
 
 impl NetArgs {
     fn config(&self) -> NetConfig {
         NetConfig {
-            blocks: self.blocks,
-            channels: self.channels,
-            se_ratio: self.se_ratio,
-            device: self.device.clone(),
+            blocks: self.shape.blocks,
+            channels: self.shape.channels,
+            se_ratio: self.shape.se_ratio,
+            device: self.shape.device.clone(),
             half: self.half,
             ..NetConfig::default()
         }
@@ -137,10 +144,11 @@ fn forward_rate(net: &PolicyValueNet, batch: usize, seconds: f64, data: &[f32]) 
     (f64::from(passes) * batch as f64 / secs, secs / f64::from(passes) * 1e3)
 }
 
-fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
+/// The net `args` describe, its description printed.
+pub(crate) fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
     let config = args.config();
     nn::set_cpu_threads(args.threads);
-    let net = match (&args.weights, args.game) {
+    let net = match (&args.shape.weights, args.shape.game) {
         (Some(path), GameName::Xiangqi) => load::<xiangqi::Game>(path, &config)?,
         (Some(path), GameName::Draughts) => load::<draughts::Game>(path, &config)?,
         (None, GameName::Xiangqi) => {
@@ -151,11 +159,12 @@ fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
         }
     };
     println!(
-        "net: {} {} ({} parameters) on {}, libtorch threads {}",
+        "net: {} {} ({} parameters) on {}{}, libtorch threads {}",
         net.game(),
         net.config().architecture(),
         net.parameter_count(),
         nn::device::device_name(net.device()),
+        if net.is_half() { " in half precision" } else { "" },
         tch::get_num_threads()
     );
     Ok(net)
@@ -183,7 +192,7 @@ pub fn bench_nn(args: &NnArgs) -> Result<()> {
 
 /// `qizero bench mcts`.
 pub fn bench_mcts(args: &MctsArgs) -> Result<()> {
-    match args.net.game {
+    match args.net.shape.game {
         GameName::Xiangqi => bench_mcts_game::<xiangqi::Game>(args),
         GameName::Draughts => bench_mcts_game::<draughts::Game>(args),
     }

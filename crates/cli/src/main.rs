@@ -2,6 +2,7 @@
 //! library crates and reports; the work itself lives in the libraries.
 
 mod bench;
+mod bench_half;
 mod bench_net;
 mod engine_cmd;
 mod experiment_cmd;

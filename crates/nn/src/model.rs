@@ -297,6 +297,13 @@ impl PolicyValueNet {
         (policy, value, material)
     }
 
+    /// Whether the net computes in half precision (`net.half` on a CUDA device; on the CPU the
+    /// setting is ignored and the net stays in fp32).
+    #[must_use]
+    pub fn is_half(&self) -> bool {
+        self.kind == Kind::Half
+    }
+
     /// Whether the net has the material head (`net.material_head`).
     #[must_use]
     pub fn has_material_head(&self) -> bool {
