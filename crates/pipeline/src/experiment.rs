@@ -162,7 +162,7 @@ pub fn run<G: ArenaGame + Encode>(
     for d in [dir.root().to_path_buf(), dir.runs(), dir.ladder()] {
         std::fs::create_dir_all(&d).map_err(|e| PipelineError::file("creating", &d, e))?;
     }
-    let _held = Lease::acquire_at(&dir.leases(), dir.lease(), "experiment", lease)?;
+    let _held = Lease::acquire_at(&dir.leases(), dir.lease(), "experiment", None, lease)?;
     let spec = &plan.spec;
     reporter.say(&format!(
         "experiment {}: {} arm(s) x {} seed(s) of {}, {} wall-clock minutes each, in {}",

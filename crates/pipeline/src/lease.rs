@@ -51,7 +51,16 @@ pub struct LeaseInfo {
     pub started_ms: u64,
     /// The holder's last heartbeat, milliseconds since the Unix epoch.
     pub heartbeat_ms: u64,
+    /// What the holder holds it for, when that is a brief task rather than the role's whole
+    /// work: [`GENERATION_ZERO`] for a self-play process writing the step-0 checkpoint under the
+    /// trainer's lease. Absent in leases written before the field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<String>,
 }
+
+/// The [`LeaseInfo::purpose`] of a self-play process writing generation 0 under the trainer's
+/// lease: a trainer starting meanwhile waits for it instead of failing.
+pub const GENERATION_ZERO: &str = "generation 0";
 
 impl LeaseInfo {
     fn same_holder(&self, other: &LeaseInfo) -> bool {
@@ -63,7 +72,8 @@ impl LeaseInfo {
     pub fn describe(&self) -> String {
         let age = crate::metrics::now_ms().saturating_sub(self.heartbeat_ms) as f64 / 1000.0;
         let job = self.job.as_ref().map(|j| format!(" (job {j})")).unwrap_or_default();
-        format!("pid {} on {}{job}, heartbeat {age:.0} s ago", self.pid, self.host)
+        let purpose = self.purpose.as_ref().map(|p| format!(", for {p}")).unwrap_or_default();
+        format!("pid {} on {}{job}{purpose}, heartbeat {age:.0} s ago", self.pid, self.host)
     }
 }
 
@@ -123,7 +133,29 @@ impl Lease {
     /// [`PipelineError::LeaseHeld`] naming the live holder; a lease file that cannot be read or
     /// written.
     pub fn acquire(run: &RunDir, role: Role, options: &LeaseOptions) -> Result<Lease, PipelineError> {
-        Lease::acquire_at(&run.leases(), run.lease(role), role.name(), options)
+        Lease::acquire_at(&run.leases(), run.lease(role), role.name(), None, options)
+    }
+
+    /// [`Lease::acquire`] for a brief task, named in the lease as its `purpose` (see
+    /// [`LeaseInfo::purpose`]).
+    ///
+    /// # Errors
+    /// As [`Lease::acquire`].
+    pub fn acquire_for(
+        run: &RunDir,
+        role: Role,
+        purpose: &str,
+        options: &LeaseOptions,
+    ) -> Result<Lease, PipelineError> {
+        Lease::acquire_at(&run.leases(), run.lease(role), role.name(), Some(purpose), options)
+    }
+
+    /// The live holder of the `role` lease of `run`, if any.
+    ///
+    /// # Errors
+    /// The lease file cannot be read.
+    pub fn holder(run: &RunDir, role: Role, options: &LeaseOptions) -> Result<Option<LeaseInfo>, PipelineError> {
+        Ok(read_lease(&run.lease(role))?.filter(|found| is_live(found, options)))
     }
 
     /// Takes the lease at `path` (in the folder `leases`, made if missing) for `role`, as
@@ -135,6 +167,7 @@ impl Lease {
         leases: &Path,
         path: PathBuf,
         role: &str,
+        purpose: Option<&str>,
         options: &LeaseOptions,
     ) -> Result<Lease, PipelineError> {
         std::fs::create_dir_all(leases).map_err(|e| PipelineError::file("creating", leases, e))?;
@@ -147,6 +180,7 @@ impl Lease {
             job: options.job.clone(),
             started_ms: now,
             heartbeat_ms: now,
+            purpose: purpose.map(str::to_owned),
         };
         let bytes = to_json(&path, &info)?;
         for attempt in 0..8 {
@@ -274,6 +308,7 @@ fn read_lease(path: &Path) -> Result<Option<LeaseInfo>, PipelineError> {
             job: None,
             started_ms: 0,
             heartbeat_ms: 0,
+            purpose: None,
         }))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e.into()),
@@ -297,6 +332,29 @@ mod tests {
             heartbeat: Duration::from_millis(20),
             stale_after: Duration::from_secs(30),
         }
+    }
+
+    #[test]
+    fn a_brief_holder_says_what_for_and_old_leases_still_read() {
+        let run = run("purpose");
+        let held = Lease::acquire_for(&run, Role::Trainer, GENERATION_ZERO, &fast("here")).expect("takes");
+        let holder = Lease::holder(&run, Role::Trainer, &fast("here")).expect("reads").expect("held");
+        assert_eq!(holder.purpose.as_deref(), Some(GENERATION_ZERO));
+        let e = Lease::acquire(&run, Role::Trainer, &fast("here")).expect_err("held").to_string();
+        assert!(e.contains(", for generation 0, heartbeat"), "{e}");
+        drop(held);
+        assert_eq!(Lease::holder(&run, Role::Trainer, &fast("here")).expect("reads"), None, "released");
+        // A lease written before `purpose` existed: read as held for the role's whole work.
+        let old = format!(
+            "{{\"format\": \"qizero-lease-1\", \"role\": \"trainer\", \"host\": \"here\", \"pid\": {}, \
+             \"job\": null, \"started_ms\": 1, \"heartbeat_ms\": {}}}",
+            std::process::id(),
+            crate::metrics::now_ms()
+        );
+        std::fs::write(run.lease(Role::Trainer), old).expect("writes");
+        let holder = Lease::holder(&run, Role::Trainer, &fast("here")).expect("reads").expect("live");
+        assert_eq!((holder.purpose, holder.pid), (None, std::process::id()));
+        let _ = std::fs::remove_dir_all(run.root());
     }
 
     #[test]
@@ -327,6 +385,7 @@ mod tests {
             job: None,
             started_ms: heartbeat_ms,
             heartbeat_ms,
+            purpose: None,
         };
         let write = |info: &LeaseInfo| {
             std::fs::write(run.lease(Role::Trainer), serde_json::to_vec(info).expect("json")).expect("writes")

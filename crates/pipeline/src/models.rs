@@ -114,7 +114,7 @@ pub fn generation_zero<G: Encode>(
             }
             None => {}
         }
-        match Lease::acquire(run, Role::Trainer, lease) {
+        match Lease::acquire_for(run, Role::Trainer, crate::lease::GENERATION_ZERO, lease) {
             Ok(held) => {
                 let mut trainer = open_trainer::<G>(run, config)?;
                 if trainer.last_checkpoint().is_none() {

@@ -5,7 +5,7 @@
 
 use crate::config::RunConfig;
 use crate::error::PipelineError;
-use crate::lease::{Lease, LeaseOptions};
+use crate::lease::{GENERATION_ZERO, Lease, LeaseOptions};
 use crate::metrics::{CheckpointEvent, MetricsEvent, MetricsLog, TrainEvent};
 use crate::models::open_trainer;
 use crate::report::{Progress, Reporter};
@@ -35,13 +35,34 @@ pub fn open<G: Encode>(
     lease: &LeaseOptions,
     reporter: &dyn Reporter,
 ) -> Result<HeldTrainer<G>, PipelineError> {
-    let lease = Lease::acquire(run, Role::Trainer, lease)?;
+    let lease = acquire_lease(run, lease)?;
     let mut trainer = open_trainer::<G>(run, config)?;
     if trainer.last_checkpoint().is_none() {
         let l = trainer.checkpoint()?;
         reporter.say(&format!("train: generation 0 is the net initialised from the run seed ({})", l.weights));
     }
     Ok(HeldTrainer { trainer, lease })
+}
+
+/// The run's trainer lease. A self-play process that finds the run without a checkpoint writes
+/// generation 0 under this lease ([`crate::models::generation_zero`]), holding it for the
+/// seconds that takes; a trainer started beside it (as a run's jobs usually start) waits that
+/// out instead of failing. Any other live holder is another trainer: refused at once. The wait
+/// is bounded by the lease's staleness time.
+fn acquire_lease(run: &RunDir, options: &LeaseOptions) -> Result<Lease, PipelineError> {
+    let deadline = Instant::now() + options.stale_after;
+    loop {
+        match Lease::acquire(run, Role::Trainer, options) {
+            Err(PipelineError::LeaseHeld(why)) if Instant::now() < deadline => {
+                let holder = Lease::holder(run, Role::Trainer, options)?;
+                if holder.is_some_and(|h| h.purpose.as_deref() != Some(GENERATION_ZERO)) {
+                    return Err(PipelineError::LeaseHeld(why));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Trains `trainer` (of `run`) as `options` say, with progress, warnings and metrics lines;
@@ -162,5 +183,48 @@ impl Rate {
             self.smoothed = if self.smoothed == 0.0 { r } else { 0.9 * self.smoothed + 0.1 * r };
         }
         self.smoothed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_trainer_waits_out_generation_zero_but_not_another_trainer() {
+        let root = std::env::temp_dir().join(format!("qizero-train-lease-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let run = RunDir::new(&root);
+        run.create().expect("creates");
+        let text = "game = \"xiangqi\"\n[net]\nblocks = 1\nchannels = 8\npolicy_channels = 1\nvalue_hidden = 8\n\
+                    device = \"cpu\"\n";
+        let config = crate::config::parse(text, &[]).expect("parses");
+        std::fs::write(run.config(), crate::config::to_toml(&config).expect("writes")).expect("writes the config");
+        let options = LeaseOptions::on("here");
+
+        // A self-play process holds the lease while it writes generation 0 (here: 300 ms): the
+        // trainer waits, then opens.
+        let held = Lease::acquire_for(&run, Role::Trainer, GENERATION_ZERO, &options).expect("takes");
+        let started = Instant::now();
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held);
+        });
+        let first = open::<xiangqi::Game>(&run, &config, &options, &crate::report::Quiet).expect("waits, then opens");
+        assert!(started.elapsed() >= Duration::from_millis(250), "{:?}", started.elapsed());
+        releaser.join().expect("joins");
+        assert_eq!(first.trainer.last_checkpoint().map(|l| l.step), Some(0), "generation 0 written");
+
+        // A lease held for anything else is another trainer's: refused at once, named.
+        let started = Instant::now();
+        let Err(e) = open::<xiangqi::Game>(&run, &config, &options, &crate::report::Quiet) else {
+            panic!("a second trainer opened beside the first");
+        };
+        assert!(matches!(e, PipelineError::LeaseHeld(_)), "{e}");
+        assert!(e.to_string().contains("another trainer holds"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        drop(first);
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
