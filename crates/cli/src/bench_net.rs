@@ -33,9 +33,10 @@ pub struct NetShape {
     #[arg(long, default_value = "auto")]
     device: String,
     /// Time this checkpoint's net (its architecture comes from the file; --blocks, --channels
-    /// and --se-ratio are then ignored) instead of a randomly initialised one.
+    /// and --se-ratio are then ignored) instead of a randomly initialised one; `default` is the
+    /// game's shipped model.
     #[arg(long, value_name = "CKPT")]
-    weights: Option<std::path::PathBuf>,
+    weights: Option<String>,
 }
 
 /// The net to measure: its shape, precision and CPU threads.
@@ -170,9 +171,10 @@ pub(crate) fn make_net(args: &NetArgs) -> Result<PolicyValueNet> {
     Ok(net)
 }
 
-/// The net of the checkpoint at `path`, placed as `placement` says.
-fn load<G: Encode>(path: &std::path::Path, placement: &NetConfig) -> Result<PolicyValueNet> {
-    let (net, _) = nn::checkpoint::load_as_saved(path, G::NAME, G::ENCODING, placement)
+/// The net of the checkpoint `weights` names (a path, or `default`), placed as `placement` says.
+fn load<G: Encode>(weights: &str, placement: &NetConfig) -> Result<PolicyValueNet> {
+    let path = crate::models::resolve_weights(weights, G::NAME).context("--weights")?;
+    let (net, _) = nn::checkpoint::load_as_saved(&path, G::NAME, G::ENCODING, placement)
         .with_context(|| format!("--weights {}", path.display()))?;
     Ok(net)
 }

@@ -192,3 +192,28 @@ fn match_takes_ckpt_default_and_names_what_is_missing() {
     assert!(text(&run).contains("checkpoint no/such.safetensors does not exist"), "{}", text(&run));
     let _ = std::fs::remove_dir_all(cwd);
 }
+
+/// The benchmarks take `--weights default`; `bench half` has nothing to compare on the CPU and
+/// says so instead of reporting a pass.
+#[test]
+fn benchmarks_time_the_shipped_model_and_half_needs_cuda() {
+    let cwd = scratch("bench");
+    let models = models_dir();
+    let args = ["bench", "nn", "--game", "draughts", "--weights", "default", "--device", "cpu"];
+    let run =
+        qizero(&[&args[..], &["--batches", "1", "--seconds", "0", "--threads", "1"]].concat(), "", &cwd, Some(&models));
+    assert!(run.status.success(), "{}", text(&run));
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(models.join("manifest.json")).expect("manifest")).expect("json");
+    let draughts =
+        manifest["models"].as_array().expect("models").iter().find(|m| m["game"] == "draughts").expect("draughts");
+    let architecture = draughts["architecture"].as_str().expect("architecture");
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(out.starts_with(&format!("net: draughts {architecture} (")), "{out}");
+    assert!(out.lines().any(|l| l.trim_start().starts_with("1 ")), "a line for batch 1: {out}");
+
+    let run = qizero(&["bench", "half", "--weights", "default", "--device", "cpu"], "", &cwd, Some(&models));
+    assert!(!run.status.success(), "{}", text(&run));
+    assert!(text(&run).contains("half precision runs on CUDA only, and this net is on cpu"), "{}", text(&run));
+    let _ = std::fs::remove_dir_all(cwd);
+}
