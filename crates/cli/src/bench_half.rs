@@ -162,11 +162,9 @@ fn playouts<G: Game>(count: usize, seed: u64) -> Vec<G> {
 /// Each position's priors over its legal moves (in `legal_moves` order) and its value.
 fn evaluate<G: Encode>(net: &PolicyValueNet, games: &[G]) -> Result<Vec<(Vec<f32>, f32)>> {
     let info = G::ENCODING;
-    let len = info.plane_len();
-    let mut planes = vec![0f32; games.len() * len];
-    for (game, out) in games.iter().zip(planes.chunks_exact_mut(len)) {
-        game.encode(out);
-    }
+    let refs: Vec<&G> = games.iter().collect();
+    let mut planes = vec![0f32; games.len() * info.plane_len()];
+    encode::encode_into(&refs, &mut planes);
     let xs = Tensor::from_slice(&planes).view([
         games.len() as i64,
         info.planes as i64,
