@@ -30,6 +30,9 @@ pub struct ArenaConfig {
     /// its draws: Sequential Halving over the moves of the highest priors, the best survivor
     /// played). Default `puct`.
     pub root: mcts::Root,
+    /// Look one move ahead at every new node of a checkpoint's search (a node whose side to
+    /// move can mate is proven, never evaluated; `mcts.prove_leaves`). Default false.
+    pub prove_leaves: bool,
     /// Games of each checkpoint against the random baseline (0 = none). Default 40.
     pub games_vs_random: usize,
     /// Games of each checkpoint against the alpha-beta baseline (0 = none). Default 40.
@@ -68,6 +71,7 @@ impl Default for ArenaConfig {
             simulations: 200,
             leaves_per_batch: 1,
             root: mcts::Root::Puct,
+            prove_leaves: false,
             games_vs_random: 40,
             games_vs_alphabeta: 40,
             alphabeta: "alphabeta:depth=2".to_owned(),

@@ -93,6 +93,7 @@ impl<G: SearchGame> MctsAgent<G> {
             batch: spec.batch,
             tree_reuse: spec.reuse,
             gumbel_root: spec.gumbel,
+            prove_leaves: spec.prove_leaves,
             ..NetSettings::default()
         };
         MctsAgent {

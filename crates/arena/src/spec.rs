@@ -16,6 +16,8 @@
 //!                                         last move (its visits count towards sims)
 //!     root=puct|gumbel (puct)             the root rule: PUCT, or the Gumbel root without
 //!                                         its draws (Sequential Halving, greedy choice)
+//!     prove=true|false (false)            look one move ahead at every new node: a node whose
+//!                                         side to move can mate is proven, never evaluated
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime; on a
 //!                                         clock, the clocks are sent as well or instead)
@@ -65,6 +67,9 @@ pub struct MctsSpec {
     /// The root rule: PUCT (false, the default) or the Gumbel root without its draws
     /// (Sequential Halving over the moves of the highest priors; `root=gumbel`).
     pub gumbel: bool,
+    /// Look one move ahead at every new node (`prove=true`; [`mcts::MctsParams::prove_leaves`]).
+    /// Default false.
+    pub prove_leaves: bool,
 }
 
 /// The kinds of agent, with their configuration.
@@ -170,7 +175,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
-const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root, prove";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -297,7 +302,8 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec = MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false };
+    let mut spec =
+        MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false, prove_leaves: false };
     for (name, value) in options(body.unwrap_or_default()) {
         match name {
             "ckpt" => match value {
@@ -308,6 +314,13 @@ fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
             "batch" => spec.batch = number(name, value, 1, 1024, "a whole number from 1 to 1024")?,
             "reuse" => {
                 spec.reuse = match value {
+                    Some("true") => true,
+                    Some("false") => false,
+                    _ => return Err(bad(name, value, "true or false")),
+                }
+            }
+            "prove" => {
+                spec.prove_leaves = match value {
                     Some("true") => true,
                     Some("false") => false,
                     _ => return Err(bad(name, value, "true or false")),
@@ -380,12 +393,20 @@ mod tests {
                 simulations: 64,
                 batch: 1,
                 reuse: true,
-                gumbel: false
+                gumbel: false,
+                prove_leaves: false
             })
         );
         assert_eq!(
             AgentSpec::parse("mcts").expect("parses").kind,
-            AgentKind::Mcts(MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false })
+            AgentKind::Mcts(MctsSpec {
+                checkpoint: None,
+                simulations: 200,
+                batch: 1,
+                reuse: true,
+                gumbel: false,
+                prove_leaves: false
+            })
         );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
         let AgentKind::Uci(uci) =
@@ -425,6 +446,11 @@ mod tests {
             AgentSpec::parse("mcts:root=gumbel,sims=48").map(|s| s.kind),
             Ok(AgentKind::Mcts(MctsSpec { gumbel: true, simulations: 48, .. }))
         ));
+        assert!(matches!(
+            AgentSpec::parse("mcts:prove=true").map(|s| s.kind),
+            Ok(AgentKind::Mcts(MctsSpec { prove_leaves: true, gumbel: false, .. }))
+        ));
+        assert!(err("mcts:prove=yes").starts_with("bad option prove=yes: expected true or false"));
         assert!(err("mcts:root=alphazero").starts_with("bad option root=alphazero: expected puct or gumbel"));
         assert!(err("mcts:ckpt=").starts_with("bad option ckpt="));
         assert!(err("mcts:depth=3").starts_with("unknown option 'depth' for mcts"));

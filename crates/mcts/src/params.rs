@@ -71,6 +71,13 @@ pub struct MctsParams {
     /// into shuffling pieces. Value units. Default 0.0 (a repetition is an exact draw); range
     /// [0, 1].
     pub repetition_penalty: f32,
+    /// Look one move ahead at every new node, as the root always does: play each of its legal
+    /// moves once and record the ones that end the game (mate, a rule loss, a draw) as proofs.
+    /// A node where the side to move can mate is then proven won and never evaluated, so the
+    /// search sees a mate threat behind a move the first time it visits the move, whatever
+    /// prior the net gives the mating reply. Costs one play and one result per legal move of
+    /// each new node (about 40 in xiangqi), no net evaluation. Default false.
+    pub prove_leaves: bool,
 }
 
 /// The root's move selection ([`MctsParams::root`]), written `"puct"` or `"gumbel"` in a config.
@@ -102,6 +109,7 @@ impl Default for MctsParams {
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
             repetition_penalty: 0.0,
+            prove_leaves: false,
         }
     }
 }

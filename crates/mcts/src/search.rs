@@ -458,9 +458,16 @@ impl<G: Game> Search<G> {
     /// Plays every root move not yet tried and records the ones that end the game as proven,
     /// so that the move choice sees an immediate win or rule loss even if the search never
     /// visits it (a net may give a mate a tiny prior). Costs one play and one result per move,
-    /// once per root; inner nodes learn this only by visiting.
+    /// once per root; inner nodes learn this only by visiting, unless
+    /// [`MctsParams::prove_leaves`] does the same at every new node.
     fn prove_root_moves(&mut self) {
-        for i in self.tree.edge_range(0) {
+        self.prove_moves(0);
+    }
+
+    /// Plays every move of `node` (whose position the tree's game is at) not yet tried or
+    /// proven, and records the ones that end the game as proofs.
+    fn prove_moves(&mut self, node: u32) {
+        for i in self.tree.edge_range(node) {
             let edge = self.tree.edges[i];
             if edge.child != NONE || edge.proof != Proof::Unknown {
                 continue;
@@ -595,6 +602,19 @@ impl<G: Game> Search<G> {
             }
             let child = self.tree.add_node(moves.as_ref());
             self.tree.edges[e].child = child;
+            if self.params.prove_leaves {
+                self.prove_moves(child);
+                let proof = self.tree.node_proof(child);
+                if let Some(v) = proof.value() {
+                    // Settled by one of its moves (a mate on the board): exact, never evaluated.
+                    self.tree.truncate(child);
+                    self.tree.edges[e].child = NONE;
+                    self.tree.edges[e].proof = proof.flip();
+                    self.tree.backup(&self.paths[start..], v, false);
+                    self.tree.propagate_proof(&self.paths[start..]);
+                    break Descent::Terminal;
+                }
+            }
             self.tree.add_virtual(&self.paths[start..]);
             self.push_pending(child, start);
             break Descent::Leaf;

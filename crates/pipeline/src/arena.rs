@@ -268,6 +268,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 batch: self.arena.leaves_per_batch,
                 reuse: true,
                 gumbel: self.arena.root == mcts::Root::Gumbel,
+                prove_leaves: self.arena.prove_leaves,
             }),
         }
     }

@@ -93,6 +93,9 @@ pub struct NetSettings {
     /// sample while the temperature applies). Searches limited by time or depth stay PUCT.
     /// Default false.
     pub gumbel_root: bool,
+    /// `ProveLeaves` / `prove-leaves`: look one move ahead at every new node and prove the
+    /// ones where the side to move can mate ([`MctsParams::prove_leaves`]). Default false.
+    pub prove_leaves: bool,
     /// `MoveOverhead` / `move-overhead`: time kept back from every timed move for the protocol
     /// and the GUI, in milliseconds. 0..=[`MAX_MOVE_OVERHEAD_MS`]; default 50.
     pub move_overhead: Duration,
@@ -109,6 +112,7 @@ impl Default for NetSettings {
             temperature_plies: 30,
             tree_reuse: true,
             gumbel_root: false,
+            prove_leaves: false,
             move_overhead: Duration::from_millis(50),
         }
     }
@@ -126,6 +130,7 @@ impl NetSettings {
             temperature: 0.0,
             temperature_plies: 0,
             final_temperature: 0.0,
+            prove_leaves: self.prove_leaves,
             ..MctsParams::default()
         }
     }

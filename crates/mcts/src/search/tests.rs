@@ -347,3 +347,54 @@ fn a_gumbel_root_charges_a_repetition_it_never_visits() {
     let (exact, charged) = (share(0.0), share(0.25));
     assert!(charged < 0.5 * exact, "charged {charged}, exact draw {exact}");
 }
+
+/// Whether `mv` lets the opponent mate at once (or win by any rule with one move).
+fn allows_a_win(game: &xiangqi::Game, mv: xiangqi::Move) -> bool {
+    let mut after = game.clone();
+    after.play_unchecked(mv);
+    let them = after.side_to_move();
+    after.legal_moves().as_ref().iter().any(|&reply| {
+        let mut end = after.clone();
+        end.play_unchecked(reply);
+        end.outcome().is_some_and(|o| o.winner() == Some(them))
+    })
+}
+
+/// Mates in one of the tactics suite with the other side to move: most of its moves leave the
+/// mate on the board (in the first, both do).
+const THREATS: [&str; 5] = [
+    "4R4/3P1k3/5a3/9/6b2/9/9/4B4/9/2BA1K3 b - - 9 68",
+    "2baka3/9/9/p3p4/9/7R1/5rP1P/4r4/3KA4/1cn6 w - - 15 36",
+    "r1bakab1r/9/1C7/p1n1C3p/2c3p2/9/P7P/4n4/4K4/2c2AB1R b - - 2 22",
+    "3C1a3/2R6/3kb4/p5N1p/9/6B2/2P1P1P1P/4B4/8r/c3K2c1 b - - 3 34",
+    "1R1akr3/4a4/4b4/6p2/4C3p/9/P3P3P/B1NK5/6cc1/3A1A1N1 b - - 7 18",
+];
+
+#[test]
+fn proving_leaves_sees_a_mate_threat_on_the_first_visit() {
+    for fen in THREATS {
+        let game = xiangqi::Game::from_fen(fen).expect("a legal position");
+        let moves = game.legal_moves().as_ref().len() as u32;
+        let threatened: Vec<xiangqi::Move> =
+            game.legal_moves().as_ref().iter().copied().filter(|&mv| allows_a_win(&game, mv)).collect();
+        assert!(!threatened.is_empty(), "{fen}: no move allows a mate");
+        // Two simulations per root move: most are visited once or twice.
+        let unproven_threats = |prove_leaves: bool| {
+            let params = MctsParams { prove_leaves, leaves_per_batch: 1, ..MctsParams::default() };
+            let mut search = Search::new(game.clone(), params, 3);
+            search.run(&UniformEvaluator, 2 * moves).expect("searches");
+            assert_consistent(&search);
+            let stats = search.root_stats();
+            let visited: Vec<_> = stats.iter().filter(|s| s.visits > 0 && threatened.contains(&s.mv)).collect();
+            assert!(!visited.is_empty(), "{fen}: no threatened move visited");
+            // A move searched once is proven lost only by a mate right after it (deeper proofs
+            // need more visits).
+            for s in stats.iter().filter(|s| s.proof == Proof::Loss && s.visits == 1) {
+                assert!(threatened.contains(&s.mv), "{fen}: {:?} proven lost without a mate after it", s.mv);
+            }
+            visited.iter().filter(|s| s.proof != Proof::Loss).count()
+        };
+        assert_eq!(unproven_threats(true), 0, "{fen}: with proving, every visited threat is proven");
+        assert!(unproven_threats(false) > 0, "{fen}: one visit alone proves nothing");
+    }
+}

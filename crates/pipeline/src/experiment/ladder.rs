@@ -99,6 +99,7 @@ fn mcts_spec(name: &str, path: &Path, simulations: u32, root: mcts::Root) -> Age
             batch: 1,
             reuse: true,
             gumbel: root == mcts::Root::Gumbel,
+            prove_leaves: false,
         }),
     }
 }
