@@ -23,6 +23,14 @@ pub struct NetConfig {
     /// view, [`encode::Encode::material_target`]) from the value head's hidden layer, trained
     /// beside the value and ignored by the search. Default false.
     pub material_head: bool,
+    /// How much of the material head's prediction the net's played value carries: in play (the
+    /// search, self-play, the arena, the engines) the value is `v + material_utility * m`,
+    /// clamped to [-1, 1], where `v` is the value head's output and `m` the material head's
+    /// (KataGo's score utility, with the final material as xiangqi's and draughts' score).
+    /// Training still fits each head to its own target. Needs `material_head`; part of the
+    /// architecture (a checkpoint plays with the utility it trained with). Default 0 (the value
+    /// alone), range [0, 1].
+    pub material_utility: f32,
     /// Read the encoding's feature planes too ([`encode::EncodingInfo::input`]; xiangqi: the
     /// squares each side controls). Without, the net reads the planes before them and records
     /// that layout's id, as nets made before the feature planes did. A game whose encoding has
@@ -48,6 +56,7 @@ impl Default for NetConfig {
             policy_channels: 8,
             value_hidden: 64,
             material_head: false,
+            material_utility: 0.0,
             feature_planes: false,
             device: "auto".to_owned(),
             half: false,
@@ -64,15 +73,20 @@ impl NetConfig {
     }
 
     /// The architecture as stored in a checkpoint's metadata: the fields that decide the shape of
-    /// the weights, and nothing about placement. `material_head=1` and `feature_planes=1` are
-    /// written only when on, so nets without them keep the description they had before either
-    /// existed.
+    /// the weights and what the value output means, nothing about placement. `material_head=1`,
+    /// `material_utility=X` and `feature_planes=1` are written only when on, so nets without
+    /// them keep the description they had before any existed.
     #[must_use]
     pub fn architecture(&self) -> String {
         let material = if self.material_head { " material_head=1" } else { "" };
+        let utility = if self.material_utility > 0.0 {
+            format!(" material_utility={}", self.material_utility)
+        } else {
+            String::new()
+        };
         let features = if self.feature_planes { " feature_planes=1" } else { "" };
         format!(
-            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}{material}{features}",
+            "resnet blocks={} channels={} se_ratio={} policy_channels={} value_hidden={}{material}{utility}{features}",
             self.blocks, self.channels, self.se_ratio, self.policy_channels, self.value_hidden
         )
     }
@@ -87,10 +101,16 @@ impl NetConfig {
         if words.next() != Some("resnet") {
             return Err(format!("architecture '{architecture}' is not a 'resnet ...' description"));
         }
-        let mut config = NetConfig { material_head: false, feature_planes: false, ..self.clone() };
+        let mut config =
+            NetConfig { material_head: false, material_utility: 0.0, feature_planes: false, ..self.clone() };
         for word in words {
             let (key, value) =
                 word.split_once('=').ok_or_else(|| format!("architecture part '{word}' is not key=value"))?;
+            if key == "material_utility" {
+                config.material_utility =
+                    value.parse().map_err(|_| format!("architecture part '{word}' is not a number"))?;
+                continue;
+            }
             let value: usize = value.parse().map_err(|_| format!("architecture part '{word}' is not a number"))?;
             match key {
                 "blocks" => config.blocks = value,
@@ -121,6 +141,15 @@ impl NetConfig {
         check("channels", self.channels, 8, 512)?;
         check("policy_channels", self.policy_channels, 1, 64)?;
         check("value_hidden", self.value_hidden, 8, 512)?;
+        if !(0.0..=1.0).contains(&self.material_utility) {
+            return Err(format!("net.material_utility = {} is outside [0, 1]", self.material_utility));
+        }
+        if self.material_utility > 0.0 && !self.material_head {
+            return Err(format!(
+                "net.material_utility = {} needs net.material_head = true (it weighs that head's prediction)",
+                self.material_utility
+            ));
+        }
         if self.se_ratio != 0 && (self.se_ratio > self.channels || self.channels % self.se_ratio != 0) {
             return Err(format!(
                 "net.se_ratio = {} must be 0 or divide net.channels = {}",
@@ -157,6 +186,26 @@ mod tests {
         assert!(NetConfig::tiny().with_architecture(&with.architecture()).expect("reads").material_head);
         // An architecture without the part is a net without the head, whatever the base says.
         assert!(!with.with_architecture(&plain.architecture()).expect("reads").material_head);
+    }
+
+    #[test]
+    fn the_material_utility_is_part_of_the_architecture_and_needs_the_head() {
+        let head = NetConfig { material_head: true, ..NetConfig::tiny() };
+        assert!(!head.architecture().contains("utility"), "{}", head.architecture());
+        let with = NetConfig { material_utility: 0.3, ..head.clone() };
+        assert!(with.architecture().ends_with(" material_head=1 material_utility=0.3"), "{}", with.architecture());
+        let back = NetConfig::tiny().with_architecture(&with.architecture()).expect("reads");
+        assert_eq!(back.material_utility, 0.3);
+        assert_eq!(back.architecture(), with.architecture());
+        // Without the part, a net plays its value alone, whatever the base says.
+        assert_eq!(with.with_architecture(&head.architecture()).expect("reads").material_utility, 0.0);
+        let err = NetConfig { material_utility: 0.5, ..NetConfig::tiny() }.validate().expect_err("no head");
+        assert!(err.contains("needs net.material_head"), "{err}");
+        let err = NetConfig { material_utility: 1.5, ..head.clone() }.validate().expect_err("range");
+        assert!(err.contains("outside [0, 1]"), "{err}");
+        assert!(NetConfig { material_utility: f32::NAN, ..head }.validate().is_err());
+        assert!(NetConfig::tiny().with_architecture("resnet material_head=1 material_utility=x").is_err());
+        assert!(NetConfig::tiny().with_architecture("resnet material_utility=0.5").is_err(), "no head");
     }
 
     #[test]

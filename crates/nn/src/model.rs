@@ -269,6 +269,18 @@ impl PolicyValueNet {
         self.forward_heads(xs, train, true)
     }
 
+    /// What play reads (inference mode): the policy logits and the played value, the value
+    /// head's output plus `net.material_utility` times the material head's, clamped to [-1, 1]
+    /// (the value head's alone when the utility is 0).
+    pub fn forward_play(&self, xs: &Tensor) -> (Tensor, Tensor) {
+        let utility = f64::from(self.config.material_utility);
+        let (policy, value, material) = self.forward_heads(xs, false, utility > 0.0);
+        match material {
+            Some(material) => (policy, (value + material * utility).clamp(-1.0, 1.0)),
+            None => (policy, value),
+        }
+    }
+
     fn forward_heads(&self, xs: &Tensor, train: bool, material: bool) -> (Tensor, Tensor, Option<Tensor>) {
         let mut xs = xs.to_device(self.device()).to_kind(self.kind);
         // Every encoded plane arrives; a net without feature planes reads the ones before them.
@@ -310,15 +322,14 @@ impl PolicyValueNet {
         self.material_fc.is_some()
     }
 
-    /// Inference: [`PolicyValueNet::forward_t`] without gradients and with running batch-norm
-    /// statistics, results as `f32` on the CPU.
+    /// Inference: [`PolicyValueNet::forward_play`] without gradients, results as `f32` on the CPU.
     ///
     /// # Panics
     /// Where libtorch fails (as `tch`'s infallible calls do); [`PolicyValueNet::f_infer`]
     /// reports the failure instead.
     pub fn infer(&self, xs: &Tensor) -> (Tensor, Tensor) {
         tch::no_grad(|| {
-            let (p, v) = self.forward_t(xs, false);
+            let (p, v) = self.forward_play(xs);
             (p.to_kind(Kind::Float).to_device(Device::Cpu), v.to_kind(Kind::Float).to_device(Device::Cpu))
         })
     }
@@ -336,7 +347,7 @@ impl PolicyValueNet {
             NnError::Torch(format!("copying the input planes to {on}: {}", torch_cause(&e.to_string())))
         })?;
         let outputs =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tch::no_grad(|| self.forward_t(&xs, false))));
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tch::no_grad(|| self.forward_play(&xs))));
         let (p, v) = outputs.map_err(|panic| {
             let message = panic
                 .downcast_ref::<String>()

@@ -118,6 +118,37 @@ fn save_then_load_gives_identical_outputs() {
     assert!(max_abs_diff(&p0, &other.infer(&xs).0) > 1e-4);
 }
 
+/// With `material_utility`, what play reads is the value head's output plus that share of the
+/// material head's, clamped; training's forward pass keeps both heads apart; a checkpoint
+/// carries the utility, so a net loaded as saved plays the same values.
+#[test]
+fn the_material_utility_moves_the_played_value_by_the_material_head() {
+    let games = xiangqi_positions(16, 5);
+    let xs = planes(&games);
+    let config = NetConfig { material_head: true, material_utility: 0.5, ..cpu_tiny() };
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&config, 21).expect("net");
+    let (_, v_played) = net.infer(&xs);
+    let (value, material) = tch::no_grad(|| {
+        let (_, v, m) = net.forward_heads_t(&xs, false);
+        (v, m.expect("the net has the head"))
+    });
+    let expected = (&value + &material * 0.5).clamp(-1.0, 1.0);
+    assert!(max_abs_diff(&v_played, &expected) < 1e-6, "played value is v + 0.5 m");
+    // The material head's share is not nothing here, so the check above can fail.
+    assert!(max_abs_diff(&v_played, &value) > 1e-4, "utility changed no value");
+    let plain = NetConfig { material_utility: 0.0, ..config.clone() };
+    let same_weights = PolicyValueNet::for_game::<xiangqi::Game>(&plain, 21).expect("net");
+    assert!(max_abs_diff(&same_weights.infer(&xs).1, &value) < 1e-6, "utility 0 plays the value head alone");
+    let path = temp_path("utility.safetensors");
+    checkpoint::save(&net, &path, 7, &[]).expect("save");
+    let (loaded, _) =
+        checkpoint::load_as_saved(&path, "xiangqi", xiangqi::Game::ENCODING, &cpu_tiny()).expect("load as saved");
+    assert_eq!(loaded.config().material_utility, 0.5);
+    assert_eq!(max_abs_diff(&loaded.infer(&xs).1, &v_played), 0.0);
+    let err = checkpoint::load(&path, "xiangqi", xiangqi::Game::ENCODING, &plain).expect_err("other utility");
+    assert!(err.to_string().contains("material_utility"), "{err}");
+}
+
 /// A net without feature planes reads the planes before them and records their layout's id
 /// (what every net made before the feature planes did); one with them reads every plane and
 /// records the encoding's own id; neither loads as the other, and an encoding without feature
