@@ -5,6 +5,7 @@ mod bench;
 mod bench_half;
 mod bench_net;
 mod engine_cmd;
+mod eval_cmd;
 mod experiment_cmd;
 mod match_cmd;
 mod models;
@@ -126,6 +127,16 @@ enum Command {
     /// $QIZERO_MODELS, beside the executable or in ./models). Its moves are shown with the time
     /// taken. Ends with the result and why, at quit, or at the end of input.
     Play(Box<play_cmd::PlayArgs>),
+    /// Show what a net says about a position before any search: each head and the priors.
+    ///
+    /// Loads a checkpoint (--weights, default: the shipped model of --game), reads the position
+    /// (--fen, then --moves, which become the history the net sees) and prints the value head's
+    /// output, the material head's (the final material difference it expects, beside the
+    /// material on the board now; `none` for a net without the head), the value the search
+    /// reads (with net.material_utility, the value plus that share of the material), and the
+    /// legal moves' priors, highest first (--top). Values are from the side to move's view.
+    /// --json prints one JSON object with every legal move's prior, for scripts.
+    Eval(Box<eval_cmd::EvalArgs>),
     /// Inspect training-data shards, or export them as numpy arrays (.npz).
     #[command(subcommand)]
     Shard(shard_cmd::ShardCommand),
@@ -192,6 +203,7 @@ fn main() -> ExitCode {
         Command::Slurm(cmd) => slurm_cmd::run(&cmd),
         Command::Match(args) => match_cmd::run(&args),
         Command::Play(args) => play_cmd::run(&args),
+        Command::Eval(args) => eval_cmd::run(&args),
         Command::Shard(cmd) => shard_cmd::run(&cmd),
         Command::Selfplay(args) => selfplay_cmd::run(&args),
         Command::Train(args) => train_cmd::run(&args),

@@ -26,7 +26,7 @@ pub mod service;
 
 pub use config::NetConfig;
 pub use device::set_cpu_threads;
-pub use model::PolicyValueNet;
+pub use model::{Heads, PolicyValueNet};
 pub use service::{InferenceService, MAX_CACHE_ENTRIES, ServiceConfig, ServiceEvaluator, ServiceStats};
 
 use std::path::PathBuf;

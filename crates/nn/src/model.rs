@@ -9,8 +9,10 @@
 //!                                                     [material head: -> linear (1) -> tanh]
 //! ```
 //! The material head (`net.material_head`), when on, reads the value head's hidden layer and
-//! predicts the game's final material difference; only training uses it
-//! ([`PolicyValueNet::forward_heads_t`]), so the search pays nothing for it.
+//! predicts the game's final material difference. Training reads it
+//! ([`PolicyValueNet::forward_heads_t`]); play reads it only with `net.material_utility` above 0
+//! ([`PolicyValueNet::forward_play`]), so otherwise the search pays nothing for it;
+//! [`PolicyValueNet::f_heads`] shows every head, for looking into a net.
 //! Logits cover the encoding's whole policy index space; callers mask them to the legal moves.
 //! The value is from the side to move's view, like every value in qizero.
 //!
@@ -117,6 +119,21 @@ impl Block {
         }
         (ys + xs).relu()
     }
+}
+
+/// Every head's output for a batch, as `f32` on the CPU ([`PolicyValueNet::f_heads`]).
+#[derive(Debug)]
+pub struct Heads {
+    /// Policy logits `[B, policy_size]`, over the encoding's whole index space.
+    pub logits: Tensor,
+    /// The value head's output `[B]` (tanh, side to move's view).
+    pub value: Tensor,
+    /// The material head's output `[B]` (tanh, side to move's view: the final material
+    /// difference it expects over the game's `MATERIAL_SCALE`), `None` for a net without it.
+    pub material: Option<Tensor>,
+    /// What play reads `[B]`: the value plus `net.material_utility` times the material, clamped
+    /// to [-1, 1] ([`PolicyValueNet::forward_play`]).
+    pub played: Tensor,
 }
 
 /// The policy-value net with its weights, bound to one game's encoding.
@@ -273,11 +290,18 @@ impl PolicyValueNet {
     /// head's output plus `net.material_utility` times the material head's, clamped to [-1, 1]
     /// (the value head's alone when the utility is 0).
     pub fn forward_play(&self, xs: &Tensor) -> (Tensor, Tensor) {
+        let (policy, value, material) = self.forward_heads(xs, false, self.config.material_utility > 0.0);
+        (policy, self.played(&value, material.as_ref()))
+    }
+
+    /// The played value from the value head's and the material head's outputs: the value plus
+    /// `net.material_utility` times the material, clamped to [-1, 1]; the value alone without
+    /// the material head's output or with a utility of 0.
+    fn played(&self, value: &Tensor, material: Option<&Tensor>) -> Tensor {
         let utility = f64::from(self.config.material_utility);
-        let (policy, value, material) = self.forward_heads(xs, false, utility > 0.0);
         match material {
-            Some(material) => (policy, (value + material * utility).clamp(-1.0, 1.0)),
-            None => (policy, value),
+            Some(material) if utility > 0.0 => (value + material * utility).clamp(-1.0, 1.0),
+            _ => value.shallow_clone(),
         }
     }
 
@@ -341,27 +365,55 @@ impl PolicyValueNet {
     /// # Errors
     /// [`NnError::Torch`], saying which step failed on which device and libtorch's message.
     pub fn f_infer(&self, xs: &Tensor) -> Result<(Tensor, Tensor), NnError> {
-        let device = self.device();
-        let on = crate::device::device_name(device);
-        let xs = xs.f_to_device(device).and_then(|x| x.f_to_kind(self.kind)).map_err(|e| {
+        let (p, v) = self.guarded(xs, |xs| self.forward_play(xs))?;
+        Ok((self.back(&p, "policy logits")?, self.back(&v, "values")?))
+    }
+
+    /// Every head's output for a batch of encoded positions `[B, planes, H, W]`, without
+    /// gradients, as `f32` on the CPU: for looking into a net (`qizero eval`); the search reads
+    /// [`PolicyValueNet::f_infer`]. The material head runs whatever `net.material_utility` is.
+    ///
+    /// # Errors
+    /// As [`PolicyValueNet::f_infer`].
+    pub fn f_heads(&self, xs: &Tensor) -> Result<Heads, NnError> {
+        let (logits, value, material) = self.guarded(xs, |xs| {
+            let (p, v, m) = self.forward_heads(xs, false, true);
+            (p, v, m)
+        })?;
+        let played = tch::no_grad(|| self.played(&value, material.as_ref()));
+        Ok(Heads {
+            logits: self.back(&logits, "policy logits")?,
+            value: self.back(&value, "values")?,
+            material: material.map(|m| self.back(&m, "material predictions")).transpose()?,
+            played: self.back(&played, "played values")?,
+        })
+    }
+
+    /// Runs `forward` on `xs` copied to the net's device and precision, without gradients,
+    /// catching the panics by which `tch` raises libtorch's C++ exceptions (the panic hook still
+    /// reports them) and returning them as errors naming the step and the device.
+    fn guarded<T>(&self, xs: &Tensor, forward: impl FnOnce(&Tensor) -> T) -> Result<T, NnError> {
+        let on = crate::device::device_name(self.device());
+        let xs = xs.f_to_device(self.device()).and_then(|x| x.f_to_kind(self.kind)).map_err(|e| {
             NnError::Torch(format!("copying the input planes to {on}: {}", torch_cause(&e.to_string())))
         })?;
-        let outputs =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tch::no_grad(|| self.forward_play(&xs))));
-        let (p, v) = outputs.map_err(|panic| {
+        let outputs = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tch::no_grad(|| forward(&xs))));
+        outputs.map_err(|panic| {
             let message = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
                 .unwrap_or_else(|| "a panic without a message".to_owned());
             NnError::Torch(format!("forward pass on {on}: {}", torch_cause(&message)))
-        })?;
-        let back = |t: Tensor, what: &str| {
-            t.f_to_kind(Kind::Float).and_then(|t| t.f_to_device(Device::Cpu)).map_err(|e| {
-                NnError::Torch(format!("copying the {what} from {on} to the CPU: {}", torch_cause(&e.to_string())))
-            })
-        };
-        Ok((back(p, "policy logits")?, back(v, "values")?))
+        })
+    }
+
+    /// `t`, an output of this net, as `f32` on the CPU; `what` names it in the error.
+    fn back(&self, t: &Tensor, what: &str) -> Result<Tensor, NnError> {
+        t.f_to_kind(Kind::Float).and_then(|t| t.f_to_device(Device::Cpu)).map_err(|e| {
+            let on = crate::device::device_name(self.device());
+            NnError::Torch(format!("copying the {what} from {on} to the CPU: {}", torch_cause(&e.to_string())))
+        })
     }
 
     /// The weights (for optimisers and checkpoints).

@@ -149,6 +149,47 @@ fn the_material_utility_moves_the_played_value_by_the_material_head() {
     assert!(err.to_string().contains("material_utility"), "{err}");
 }
 
+/// `f_heads` shows each head apart and what play reads: its logits and played values are
+/// exactly the search's ([`PolicyValueNet::f_infer`]), its value and material are the training
+/// forward pass's, and the played value is the value plus the utility's share of the material;
+/// a net without the head shows none and plays its value.
+#[test]
+fn every_head_is_shown_as_play_and_training_read_it() {
+    let games = xiangqi_positions(12, 8);
+    let xs = planes(&games);
+    let config = NetConfig { material_head: true, material_utility: 0.5, ..cpu_tiny() };
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&config, 33).expect("net");
+    let heads = net.f_heads(&xs).expect("heads");
+    let (logits, played) = net.f_infer(&xs).expect("infer");
+    assert_eq!(max_abs_diff(&heads.logits, &logits), 0.0);
+    assert_eq!(max_abs_diff(&heads.played, &played), 0.0);
+    let (value, material) = tch::no_grad(|| {
+        let (_, v, m) = net.forward_heads_t(&xs, false);
+        (v, m.expect("the net has the head"))
+    });
+    let shown = heads.material.as_ref().expect("the material head is shown");
+    assert_eq!(max_abs_diff(&heads.value, &value), 0.0);
+    assert_eq!(max_abs_diff(shown, &material), 0.0);
+    let expected = (&value + &material * 0.5).clamp(-1.0, 1.0);
+    assert!(max_abs_diff(&heads.played, &expected) < 1e-6);
+    assert!(max_abs_diff(&heads.played, &heads.value) > 1e-4, "the utility's share is not nothing here");
+    // With the head but no utility, the head is still shown and play reads the value alone.
+    let plain = NetConfig { material_utility: 0.0, ..config.clone() };
+    let plain = PolicyValueNet::for_game::<xiangqi::Game>(&plain, 33).expect("net");
+    let heads = plain.f_heads(&xs).expect("heads");
+    assert_eq!(max_abs_diff(heads.material.as_ref().expect("shown"), &material), 0.0);
+    assert_eq!(max_abs_diff(&heads.played, &heads.value), 0.0);
+    // Without the head there is nothing to show.
+    let headless = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 33).expect("net");
+    let heads = headless.f_heads(&xs).expect("heads");
+    assert!(heads.material.is_none());
+    assert_eq!(max_abs_diff(&heads.played, &headless.f_infer(&xs).expect("infer").1), 0.0);
+    // A batch of the wrong shape is an error naming the forward pass, not a panic.
+    let wrong = Tensor::zeros([2, 3, 10, 9], (Kind::Float, Device::Cpu));
+    let err = net.f_heads(&wrong).expect_err("wrong planes");
+    assert!(err.to_string().contains("forward pass on cpu"), "{err}");
+}
+
 /// A net without feature planes reads the planes before them and records their layout's id
 /// (what every net made before the feature planes did); one with them reads every plane and
 /// records the encoding's own id; neither loads as the other, and an encoding without feature
