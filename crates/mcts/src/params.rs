@@ -40,7 +40,13 @@ pub struct MctsParams {
     /// Count. Default 8; range [1, 1024]. With many trees ([`crate::search_many`]) 1-4 is usual.
     pub leaves_per_batch: u32,
     /// Move-selection temperature for the opening plies: moves are sampled with probability
-    /// proportional to `N^(1/T)`. Default 1.0; range [0, 10]; 0 plays the most visited move.
+    /// proportional to `N^(1/T)`. With the Gumbel root (in self-play) the root's Gumbel draws
+    /// are scaled by `T` instead, so the plan runs on `(log P + sigma(Q)) / T`: the moves
+    /// considered are a sample from `P^(1/T)` and the move played one from about
+    /// `softmax((log P + sigma(Q)) / T)`; 1 is the paper's search, higher spreads the games of
+    /// a net whose priors have collapsed onto one move; the policy target is the untempered
+    /// improved policy either way. Default 1.0; range [0, 10]; 0 plays the most visited move
+    /// (with the Gumbel root, the plan's greedy choice).
     pub temperature: f32,
     /// Plies of the game (counted by [`game::Game::ply`], from the start of its history) played
     /// with [`MctsParams::temperature`]; later plies use [`MctsParams::final_temperature`].

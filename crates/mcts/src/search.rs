@@ -80,8 +80,9 @@ pub struct Search<G: Game> {
     leaf_games: Vec<G>,
     noise_wanted: bool,
     noise_applied: bool,
-    /// A Gumbel search asked for ([`Search::start_gumbel`]) and not yet begun: its simulations.
-    gumbel_wanted: Option<(u32, bool)>,
+    /// A Gumbel search asked for ([`Search::start_gumbel`]) and not yet begun: its simulations
+    /// and the scale of its Gumbel draws (0: no draws).
+    gumbel_wanted: Option<(u32, f32)>,
     /// The Gumbel search running at this root.
     gumbel: Option<GumbelRoot>,
 }
@@ -153,7 +154,19 @@ impl<G: Game> Search<G> {
     /// in the statistics but are not part of the plan. The Gumbel draws come from the tree's
     /// seeded generator. Calling it again restarts the plan with new draws.
     pub fn start_gumbel(&mut self, simulations: u32) {
-        self.gumbel_wanted = Some((simulations, true));
+        self.start_gumbel_tempered(simulations, 1.0);
+    }
+
+    /// [`Search::start_gumbel`] with the Gumbel draws scaled by `temperature` (the temperature
+    /// [`Search::choose_move`] will be given): the plan then runs on `(log P + sigma(Q)) / T`,
+    /// so the moves considered are a sample from `P^(1/T)` without replacement and a
+    /// temperature-`T` choice one from about `softmax((log P + sigma(Q)) / T)`. 1 is
+    /// [`Search::start_gumbel`]; a temperature of 0 or less keeps the draws unscaled (the
+    /// choice at temperature 0 leaves them out). The improved policy leaves the draws out, as
+    /// always.
+    pub fn start_gumbel_tempered(&mut self, simulations: u32, temperature: f32) {
+        let scale = if temperature > 0.0 { temperature } else { 1.0 };
+        self.gumbel_wanted = Some((simulations, scale));
         self.gumbel = None;
         self.apply_root_plans();
     }
@@ -164,7 +177,7 @@ impl<G: Game> Search<G> {
     /// survivor whatever the temperature. The same root and net give the same move, whatever
     /// the seed.
     pub fn start_gumbel_greedy(&mut self, simulations: u32) {
-        self.gumbel_wanted = Some((simulations, false));
+        self.gumbel_wanted = Some((simulations, 0.0));
         self.gumbel = None;
         self.apply_root_plans();
     }
@@ -190,10 +203,10 @@ impl<G: Game> Search<G> {
         if !self.tree.nodes.first().is_some_and(|n| n.expanded) {
             return;
         }
-        if let Some((simulations, draws)) = self.gumbel_wanted.take() {
+        if let Some((simulations, scale)) = self.gumbel_wanted.take() {
             let edges = self.tree.edge_range(0).len();
-            let noise: Vec<f32> = if draws {
-                (0..edges).map(|_| gumbel_of_uniform(self.rng.random::<f64>())).collect()
+            let noise: Vec<f32> = if scale > 0.0 {
+                (0..edges).map(|_| scale * gumbel_of_uniform(self.rng.random::<f64>())).collect()
             } else {
                 vec![0.0; edges]
             };

@@ -372,7 +372,8 @@ fn begin_move<G: Game>(config: &SelfplayConfig, slot: &mut Slot<G>, search: &mut
         }
         Root::Gumbel => {
             slot.target = search.root_visit_count() + simulations;
-            search.start_gumbel(simulations);
+            let temperature = search.params().temperature_at(search.game().ply());
+            search.start_gumbel_tempered(simulations, temperature);
         }
     }
 }

@@ -78,7 +78,8 @@ pub struct NetSettings {
     /// `Threads` / `threads`: CPU threads of the net. 1..=[`MAX_NET_THREADS`]; default 1.
     pub threads: usize,
     /// `Temperature` / `temperature`: 0 plays the most visited move; above 0 samples with
-    /// probability proportional to `N^(1/T)`. 0..=10; default 0.
+    /// probability proportional to `N^(1/T)` (with `GumbelRoot`, Gumbel draws scaled by `T`:
+    /// a sample from about `softmax((log P + sigma(Q)) / T)`). 0..=10; default 0.
     pub temperature: f32,
     /// `TempPlies` / `temp-plies`: the game plies (from the start of its history) the
     /// temperature applies to. 0..=10000; default 30.
@@ -459,7 +460,7 @@ impl<G: SearchGame> NetSearcher<G> {
     /// Starts the Gumbel root plan of [`NetSettings::gumbel_root`] when it applies: a search of
     /// fixed simulations (no time, depth or infinite limit) with new simulations to run. With
     /// the temperature in force (see [`NetSearcher::choose`]) the plan keeps its Gumbel draws,
-    /// so the move is sampled; otherwise it draws nothing.
+    /// scaled by the temperature, so the move is sampled; otherwise it draws nothing.
     fn start_gumbel(&self, search: &mut Search<G>, game: &G, plan: &Plan) {
         let fixed = plan.time.is_none() && plan.depth.is_none() && !plan.infinite;
         let new = plan.visits.map_or(0, |v| v.saturating_sub(search.root_visit_count()));
@@ -468,7 +469,7 @@ impl<G: SearchGame> NetSearcher<G> {
         }
         let t = &self.settings;
         if t.temperature > 0.0 && (game.ply() as u64) < u64::from(t.temperature_plies) {
-            search.start_gumbel(new);
+            search.start_gumbel_tempered(new, t.temperature);
         } else {
             search.start_gumbel_greedy(new);
         }

@@ -164,6 +164,56 @@ fn gumbel_draws_vary_with_the_seed_and_follow_it() {
     assert!(distinct.len() > 3, "a uniform net's Gumbel root samples many moves: {distinct:?}");
 }
 
+/// Priors collapsed onto the first legal move (all but 1e-4 of the mass), every value 0: a net
+/// whose policy has collapsed, as the shipped xiangqi net's has at most positions.
+struct Collapsed;
+
+impl<G: Game> Evaluator<G> for Collapsed {
+    fn evaluate(&self, batch: &[EvalRequest<'_, G>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
+            .iter()
+            .map(|r| {
+                let n = r.moves.len();
+                let mut priors = vec![1e-4 / n.saturating_sub(1).max(1) as f32; n];
+                if let Some(first) = priors.first_mut() {
+                    *first = 1.0 - 1e-4;
+                }
+                Evaluation { value: 0.0, priors }
+            })
+            .collect())
+    }
+}
+
+/// A temperature of 1 is the paper's search, draw for draw; above 1 the Gumbel draws are
+/// scaled up, so a net whose priors collapsed onto one move still plays varied moves.
+#[test]
+fn a_tempered_gumbel_root_spreads_the_moves_of_a_collapsed_prior() {
+    let game = xiangqi::Game::new();
+    let first = game.legal_moves().as_ref()[0];
+    let run = |seed: u64, temperature: Option<f32>| {
+        let mut search = Search::new(game.clone(), gumbel_params(16), seed);
+        match temperature {
+            Some(t) => search.start_gumbel_tempered(16, t),
+            None => search.start_gumbel(16),
+        }
+        search.run(&Collapsed, 16).expect("searches");
+        let visits: Vec<u32> = search.root_stats().iter().map(|s| s.visits).collect();
+        (search.choose_move(temperature.unwrap_or(1.0)).expect("a move"), visits)
+    };
+    for seed in 0..6 {
+        assert_eq!(run(seed, Some(1.0)), run(seed, None), "seed {seed}: temperature 1 is start_gumbel");
+    }
+    let played = |t: f32| -> Vec<_> { (0..40).map(|seed| run(seed, Some(t)).0).collect() };
+    // A logit gap of about 13 next to Gumbel draws of scale 1: always the collapsed move.
+    assert!(played(1.0).iter().all(|&m| m == first));
+    // At temperature 8 the gap is about 1.6 next to the draws: many moves.
+    let hot = played(8.0);
+    let distinct: std::collections::HashSet<_> = hot.iter().collect();
+    let firsts = hot.iter().filter(|&&m| m == first).count();
+    assert!(distinct.len() > 5, "{} distinct moves", distinct.len());
+    assert!(firsts < 30, "the collapsed move {firsts} times in 40");
+}
+
 #[test]
 fn gumbel_improved_policy_prefers_what_the_search_found() {
     let game = xiangqi::Game::new();
