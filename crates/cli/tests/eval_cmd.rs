@@ -165,3 +165,35 @@ fn bad_input_is_named() {
     let err = eval_error(&["--weights", "default:draughts"]);
     assert!(err.contains("this is xiangqi"), "{err}");
 }
+
+/// `scripts/probe-priors` reads the start and every shipped opening through `qizero eval` and
+/// summarises how sharp the priors are.
+#[test]
+fn the_prior_probe_reads_the_start_and_every_opening() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let openings = std::fs::read_to_string(root.join("data/openings/draughts.txt")).expect("read the openings");
+    let fens = openings.lines().filter(|l| !l.split('#').next().unwrap_or("").trim().is_empty()).count();
+    let output = Command::new(root.join("scripts/probe-priors"))
+        .args(["--game", "draughts", "--qizero", env!("CARGO_BIN_EXE_qizero"), "default"])
+        .env_remove("QIZERO_MODELS")
+        .output()
+        .expect("run scripts/probe-priors");
+    assert!(output.status.success(), "{}", text(&output));
+    let line = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(line.starts_with(&format!("default: {} positions, first choice's prior 0.", fens + 1)), "{line}");
+    let entropy: f64 = line
+        .split("entropy ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no entropy in {line}"));
+    // Between a one-hot net (0) and a uniform one (at most ln 9 at the start, a little more
+    // in some openings).
+    assert!(entropy > 0.0 && entropy < 3.0, "{line}");
+    let output = Command::new(root.join("scripts/probe-priors"))
+        .args(["--qizero", env!("CARGO_BIN_EXE_qizero"), "no-such.safetensors"])
+        .output()
+        .expect("run scripts/probe-priors");
+    assert!(!output.status.success());
+    assert!(text(&output).contains("no-such.safetensors does not exist"), "{}", text(&output));
+}
