@@ -376,11 +376,11 @@ impl PolicyValueNet {
     /// # Errors
     /// As [`PolicyValueNet::f_infer`].
     pub fn f_heads(&self, xs: &Tensor) -> Result<Heads, NnError> {
-        let (logits, value, material) = self.guarded(xs, |xs| {
+        let (logits, value, material, played) = self.guarded(xs, |xs| {
             let (p, v, m) = self.forward_heads(xs, false, true);
-            (p, v, m)
+            let played = self.played(&v, m.as_ref());
+            (p, v, m, played)
         })?;
-        let played = tch::no_grad(|| self.played(&value, material.as_ref()));
         Ok(Heads {
             logits: self.back(&logits, "policy logits")?,
             value: self.back(&value, "values")?,
