@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use arena::ArenaGame;
 use encode::Encode;
 use game::Side;
+use mcts::EvalRequest;
 use nn::NetConfig;
 use nn::checkpoint::CheckpointMeta;
 use std::path::Path;
@@ -107,13 +108,17 @@ fn position<G: Encode>(fen: Option<&str>, moves: &[String]) -> Result<G> {
     Ok(game)
 }
 
-/// One forward pass over `game`, read head by head.
+/// One forward pass over `game`, read head by head. The position goes through the same
+/// encoding as the search's ([`nn::evaluator::EncodedBatch`], one request), so the planes and
+/// the legal moves' policy indices are exactly what self-play and the arena feed the net.
 fn read<G: Encode>(net: &nn::PolicyValueNet, game: &G) -> Result<Reading> {
     let info = G::ENCODING;
-    let mut planes = vec![0.0f32; info.plane_len()];
-    game.encode_input(&mut planes, net.config().feature_planes);
+    let moves = game.legal_moves();
+    let moves = moves.as_ref();
+    let mut batch = nn::evaluator::EncodedBatch::default();
+    batch.encode_input(&[EvalRequest { game, moves }], net.config().feature_planes);
     let shape = [1, info.planes, info.height, info.width].map(|d| i64::try_from(d).unwrap_or(i64::MAX));
-    let xs = Tensor::f_from_slice(&planes).and_then(|t| t.f_view(shape)).context("building the input planes")?;
+    let xs = Tensor::f_from_slice(&batch.planes).and_then(|t| t.f_view(shape)).context("building the input planes")?;
     let heads = net.f_heads(&xs)?;
     let first = |t: &Tensor, what: &str| -> Result<Vec<f32>> {
         Vec::<f32>::try_from(&t.f_view([-1]).with_context(|| format!("reading the {what}"))?)
@@ -123,13 +128,9 @@ fn read<G: Encode>(net: &nn::PolicyValueNet, game: &G) -> Result<Reading> {
     let scalar = |t: &Tensor, what: &str| -> Result<f32> {
         first(t, what)?.first().copied().with_context(|| format!("the net gave no {what}"))
     };
-    let moves = game.legal_moves();
-    let moves = moves.as_ref();
-    let mut indices = Vec::new();
-    game.policy_indices(moves, &mut indices);
     let gathered: Vec<f32> =
-        indices.iter().map(|&i| logits.get(i as usize).copied().unwrap_or(f32::NEG_INFINITY)).collect();
-    let priors = nn::evaluator::priors_from_logits(&gathered, &indices);
+        batch.indices.iter().map(|&i| logits.get(i as usize).copied().unwrap_or(f32::NEG_INFINITY)).collect();
+    let priors = nn::evaluator::priors_from_logits(&gathered, &batch.indices);
     let mut priors: Vec<Prior> = moves
         .iter()
         .zip(priors.iter().zip(&gathered))
