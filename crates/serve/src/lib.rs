@@ -504,33 +504,48 @@ pub fn serve(config: ServeConfig, listening: impl FnOnce(SocketAddr)) -> Result<
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|source| ServeError::Bind { addr, source })?;
         let bound = listener.local_addr().map_err(ServeError::Serve)?;
+        // The handlers are in place before the address is announced: a signal sent as soon as
+        // the server answers stops it, never kills it with the default action.
+        let stop = Shutdown::install();
         listening(bound);
         // Not a graceful shutdown: open event streams would keep it waiting for ever. The
         // server owns no file, so dropping the connections loses nothing.
         tokio::select! {
             served = axum::serve(listener, router(app)).into_future() => served.map_err(ServeError::Serve),
-            () = shutdown() => Ok(()),
+            () = stop.wait() => Ok(()),
         }
     })?;
     runtime.shutdown_timeout(Duration::from_millis(500));
     Ok(())
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// Ctrl-C (SIGINT) and SIGTERM, caught from the moment [`Shutdown::install`] returns. A signal
+/// whose handler cannot be installed is left to its default action.
+struct Shutdown {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Shutdown {
+    /// Installs both handlers now (inside the runtime).
+    fn install() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Self { interrupt: signal(SignalKind::interrupt()).ok(), terminate: signal(SignalKind::terminate()).ok() }
+    }
+
+    /// Resolves on the first of the two signals.
+    async fn wait(mut self) {
+        async fn next(signal: Option<&mut tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
+        tokio::select! {
+            () = next(self.interrupt.as_mut()) => {},
+            () = next(self.terminate.as_mut()) => {},
+        }
     }
 }
