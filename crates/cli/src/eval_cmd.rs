@@ -112,13 +112,11 @@ fn position<G: Encode>(fen: Option<&str>, moves: &[String]) -> Result<G> {
 /// encoding as the search's ([`nn::evaluator::EncodedBatch`], one request), so the planes and
 /// the legal moves' policy indices are exactly what self-play and the arena feed the net.
 fn read<G: Encode>(net: &nn::PolicyValueNet, game: &G) -> Result<Reading> {
-    let info = G::ENCODING;
     let moves = game.legal_moves();
     let moves = moves.as_ref();
     let mut batch = nn::evaluator::EncodedBatch::default();
     batch.encode_input(&[EvalRequest { game, moves }], net.config().feature_planes);
-    let shape = [1, info.planes, info.height, info.width].map(|d| i64::try_from(d).unwrap_or(i64::MAX));
-    let xs = Tensor::f_from_slice(&batch.planes).and_then(|t| t.f_view(shape)).context("building the input planes")?;
+    let xs = net.f_input(&batch.planes).context("building the input planes")?;
     let heads = net.f_heads(&xs)?;
     let first = |t: &Tensor, what: &str| -> Result<Vec<f32>> {
         Vec::<f32>::try_from(&t.f_view([-1]).with_context(|| format!("reading the {what}"))?)
@@ -128,8 +126,7 @@ fn read<G: Encode>(net: &nn::PolicyValueNet, game: &G) -> Result<Reading> {
     let scalar = |t: &Tensor, what: &str| -> Result<f32> {
         first(t, what)?.first().copied().with_context(|| format!("the net gave no {what}"))
     };
-    let gathered: Vec<f32> =
-        batch.indices.iter().map(|&i| logits.get(i as usize).copied().unwrap_or(f32::NEG_INFINITY)).collect();
+    let gathered = nn::evaluator::gather_logits(&logits, &batch.indices);
     let priors = nn::evaluator::priors_from_logits(&gathered, &batch.indices);
     let mut priors: Vec<Prior> = moves
         .iter()

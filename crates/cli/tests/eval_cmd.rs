@@ -2,6 +2,8 @@
 //! JSON, and clear errors for a bad FEN, an illegal move, a missing checkpoint and a checkpoint
 //! of the other game.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -41,12 +43,7 @@ fn eval_error(args: &[&str]) -> String {
 
 /// The training step of the shipped net of `game`, as models/manifest.json records it.
 fn shipped_step(game: &str) -> u64 {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/manifest.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let manifest: serde_json::Value = serde_json::from_str(&text).expect("the manifest is JSON");
-    let models = manifest["models"].as_array().expect("a models list");
-    let model = models.iter().find(|m| m["game"] == game).unwrap_or_else(|| panic!("no {game} model listed"));
-    model["source"]["step"].as_u64().expect("a step")
+    common::shipped_model(game)["source"]["step"].as_u64().expect("a step")
 }
 
 fn number(v: &serde_json::Value, key: &str) -> f64 {
@@ -169,7 +166,7 @@ fn bad_input_is_named() {
     assert!(err.contains("--moves: move 2 (a0a5)"), "{err}");
     let err = eval_error(&["--weights", "no-such-net.safetensors"]);
     assert!(err.contains("no-such-net.safetensors does not exist"), "{err}");
-    let xiangqi = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/xiangqi.safetensors");
+    let xiangqi = common::models_dir().join("xiangqi.safetensors");
     let xiangqi = xiangqi.to_string_lossy();
     let err = eval_error(&["--game", "draughts", "--weights", &xiangqi]);
     assert!(err.contains("made for game 'xiangqi'"), "{err}");

@@ -1,14 +1,13 @@
 //! The shipped models (`models/`): the manifest's hashes match the files, and `default` finds
 //! them through `$QIZERO_MODELS` and beside the executable, in `qizero play` and `qizero match`.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// The repository's `models/` folder.
-fn models_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models")
-}
+use common::models_dir;
 
 /// A fresh empty folder under the system's temporary folder.
 fn scratch(name: &str) -> PathBuf {
@@ -66,8 +65,7 @@ fn safetensors_header(bytes: &[u8]) -> serde_json::Value {
 #[test]
 fn the_manifest_hashes_match_the_files() {
     let dir = models_dir();
-    let manifest = std::fs::read_to_string(dir.join("manifest.json")).expect("read models/manifest.json");
-    let manifest: serde_json::Value = serde_json::from_str(&manifest).expect("the manifest is JSON");
+    let manifest = common::manifest();
     assert_eq!(manifest["format"], "qizero-models-1");
     let models = manifest["models"].as_array().expect("a models list");
     let mut games: Vec<&str> = Vec::new();
@@ -203,10 +201,7 @@ fn benchmarks_time_the_shipped_model_and_half_needs_cuda() {
     let run =
         qizero(&[&args[..], &["--batches", "1", "--seconds", "0", "--threads", "1"]].concat(), "", &cwd, Some(&models));
     assert!(run.status.success(), "{}", text(&run));
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(models.join("manifest.json")).expect("manifest")).expect("json");
-    let draughts =
-        manifest["models"].as_array().expect("models").iter().find(|m| m["game"] == "draughts").expect("draughts");
+    let draughts = common::shipped_model("draughts");
     let architecture = draughts["architecture"].as_str().expect("architecture");
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(out.starts_with(&format!("net: draughts {architecture} (")), "{out}");

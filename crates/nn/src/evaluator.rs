@@ -76,6 +76,14 @@ pub fn hash_planes(planes: &[f32]) -> u64 {
     h ^ (planes.len() as u64)
 }
 
+/// The logits of the moves whose policy indices are `indices`, read from one position's policy
+/// row (`row[k]` for index `k`). An index beyond the row reads as minus infinity, a move the net
+/// gives no mass, never a panic; the service refuses such indices before it gathers.
+#[must_use]
+pub fn gather_logits(row: &[f32], indices: &[u32]) -> Vec<f32> {
+    indices.iter().map(|&k| row.get(k as usize).copied().unwrap_or(f32::NEG_INFINITY)).collect()
+}
+
 /// Priors over the legal moves from their logits (`logits[k]` belongs to the move with index
 /// `indices[k]`): [`encode::gathered_priors`], a softmax over the distinct indices, each index's
 /// probability split equally between the moves that share it.
@@ -103,6 +111,16 @@ pub fn evaluations(batch: &EncodedBatch, logits: &[f32], values: &[f32]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gather_reads_the_indices_in_order_and_beyond_the_row_as_no_mass() {
+        let row = [0.5, -1.0, 2.0, 3.5];
+        assert_eq!(gather_logits(&row, &[2, 0, 2, 3]), vec![2.0, 0.5, 2.0, 3.5]);
+        assert_eq!(gather_logits(&row, &[1, 4]), vec![-1.0, f32::NEG_INFINITY]);
+        assert!(gather_logits(&row, &[]).is_empty());
+        let priors = priors_from_logits(&gather_logits(&row, &[3, 9]), &[3, 9]);
+        assert_eq!(priors, vec![1.0, 0.0]);
+    }
 
     #[test]
     fn priors_softmax_and_shared_indices() {

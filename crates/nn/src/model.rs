@@ -358,6 +358,30 @@ impl PolicyValueNet {
         })
     }
 
+    /// Encoded positions, `planes` of them one after another (as
+    /// [`crate::evaluator::EncodedBatch::planes`] holds them), stacked into the net's input
+    /// `[B, planes, H, W]` on the CPU.
+    ///
+    /// # Errors
+    /// [`NnError::Torch`] when `planes` is not a whole number of positions of this net's
+    /// encoding, or libtorch cannot make the tensor.
+    pub fn f_input(&self, planes: &[f32]) -> Result<Tensor, NnError> {
+        let info = &self.encoding;
+        let per = info.planes * info.height * info.width;
+        if per == 0 || planes.len() % per != 0 {
+            return Err(NnError::Torch(format!(
+                "{} input floats are not a whole number of positions of {} floats",
+                planes.len(),
+                per
+            )));
+        }
+        let n = planes.len() / per;
+        let dims = [n, info.planes, info.height, info.width].map(|d| i64::try_from(d).unwrap_or(i64::MAX));
+        Tensor::f_from_slice(planes).and_then(|t| t.f_view(dims)).map_err(|e| {
+            NnError::Torch(format!("stacking {n} positions into {dims:?}: {}", torch_cause(&e.to_string())))
+        })
+    }
+
     /// [`PolicyValueNet::infer`], returning libtorch's failures as errors: the copy of `xs` to
     /// the net's device, the forward pass (whose C++ exceptions `tch` raises as panics, caught
     /// here; the panic is still reported by the panic hook), and the copies back to the CPU.

@@ -31,7 +31,7 @@
 //! may succeed, and if the device is gone each pass says so.
 
 use crate::NnError;
-use crate::evaluator::{EncodedBatch, evaluations};
+use crate::evaluator::{EncodedBatch, evaluations, gather_logits};
 use crate::model::PolicyValueNet;
 use encode::Encode;
 use mcts::{EvalError, EvalRequest, Evaluation, Evaluator};
@@ -562,7 +562,7 @@ fn run(
             // Sizes and indices were checked: `forward` answers `p` logits per row, and
             // `unfit` refused indices outside the policy.
             let idx = &batch.indices[batch.offsets[i]..batch.offsets[i + 1]];
-            let gathered: Vec<f32> = idx.iter().map(|&k| logits[row * p + k as usize]).collect();
+            let gathered = gather_logits(&logits[row * p..(row + 1) * p], idx);
             let value = values[row];
             row += 1;
             out.logits.extend_from_slice(&gathered);
@@ -581,12 +581,8 @@ fn run(
 /// One forward pass over `n` stacked positions: `n * policy_size` logits and `n` values, all
 /// finite, or what went wrong.
 fn forward(net: &PolicyValueNet, staging: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
-    let info = net.encoding();
-    let p = info.policy_size;
-    let dims = [n as i64, info.planes as i64, info.height as i64, info.width as i64];
-    let xs = Tensor::f_from_slice(staging)
-        .and_then(|t| t.f_view(dims))
-        .map_err(|e| format!("stacking {n} positions into {dims:?}: {e}"))?;
+    let p = net.encoding().policy_size;
+    let xs = net.f_input(staging).map_err(|e| e.to_string())?;
     let (pl, v) = net.f_infer(&xs).map_err(|e| e.to_string())?;
     let read = |t: &Tensor, what: &str| {
         t.f_view([-1]).and_then(|t| Vec::<f32>::try_from(&t)).map_err(|e| format!("reading the net's {what}: {e}"))
