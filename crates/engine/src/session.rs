@@ -74,6 +74,15 @@ where
         Ok(Vec::new())
     }
 
+    /// Writes `lines` now, through the output the search reports to. For what must come
+    /// before a search's own lines (a `go`'s errors): returned from `handle`, they would be
+    /// written only after the search had started, and a short search can answer first.
+    pub fn say(&self, lines: &[String]) {
+        for line in lines {
+            (self.out)(line);
+        }
+    }
+
     /// A search started in the background, never a book move.
     ///
     /// # Errors

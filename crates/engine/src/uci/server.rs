@@ -231,22 +231,23 @@ impl Uci {
         }
         let unit = if self.dialect == Dialect::Ucci && !self.millisec { TimeUnit::Seconds } else { TimeUnit::Millis };
         let side = game::Game::side_to_move(&self.game);
-        let (go, mut lines) = match Go::parse_uci(args, side, unit) {
+        let (go, mut errors) = match Go::parse_uci(args, side, unit) {
             Ok(go) => (go, Vec::new()),
             Err(e) => (Go::depth(1), vec![self.error_line(&format!("{e}; answering from a depth-1 search"))]),
         };
         let mut limits = go.limits();
         let (root, bad) = self.root_moves(&go.searchmoves);
-        lines.extend(bad.into_iter().map(|e| self.error_line(&e)));
+        errors.extend(bad.into_iter().map(|e| self.error_line(&e)));
         restrict(&mut limits, &root);
+        // The errors go out before the search starts: a depth-1 search can report its
+        // bestmove before `handle` returns, and nothing may follow a bestmove.
+        self.session.say(&errors);
         let game = self.game.clone();
-        let answer = if go.ponder {
+        if go.ponder {
             self.session.ponder(game, limits, self.dialect).map(|()| Vec::new())
         } else {
             self.session.think(game, limits, self.dialect)
-        };
-        lines.extend(answer?);
-        Ok(lines)
+        }
     }
 
     /// The legal moves among `searchmoves`, and an error for each one that is not.
@@ -532,6 +533,24 @@ mod tests {
         let best = lines.last().and_then(|l| l.strip_prefix("bestmove ")).expect("bestmove last");
         let best = best.split_whitespace().next().unwrap_or_default();
         assert!(notation::parse_move(uci.game.position(), best).is_ok(), "{best}");
+    }
+
+    /// A bad `go`'s errors are written before the search starts, so they precede its lines
+    /// and its `bestmove` whatever the threads' timing (the depth-1 search used to answer
+    /// before the errors on a loaded machine).
+    #[test]
+    fn a_bad_go_reports_its_errors_before_the_search() {
+        let (mut uci, lines) = engine();
+        assert!(uci.handle("setoption name OwnBook value false").is_empty());
+        assert!(uci.handle("position startpos").is_empty());
+        for bad in ["go depth abc", "go searchmoves h2e2 zz9 depth 2"] {
+            assert!(uci.handle(bad).is_empty(), "{bad}: the errors went out through the search's output");
+            uci.wait();
+            let got = taken(&lines);
+            assert!(got.first().is_some_and(|l| l.starts_with("info string error: ")), "{bad}: {got:?}");
+            assert_eq!(got.iter().filter(|l| l.starts_with("info string error: ")).count(), 1, "{bad}: {got:?}");
+            assert!(got.last().is_some_and(|l| l.starts_with("bestmove ")), "{bad}: {got:?}");
+        }
     }
 
     #[test]
