@@ -48,6 +48,10 @@ pub enum NnError {
     /// The inference service cannot start: a config field out of range, or no thread.
     #[error("inference service: {0}")]
     Service(String),
+    /// Input to the net that does not fit its encoding (a plane count that is not a whole
+    /// number of positions).
+    #[error("net input: {0}")]
+    Input(String),
     /// A libtorch operation failed (a forward pass, a copy to or from the device, reading
     /// weights back).
     #[error("libtorch: {0}")]

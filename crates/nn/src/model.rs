@@ -363,13 +363,13 @@ impl PolicyValueNet {
     /// `[B, planes, H, W]` on the CPU.
     ///
     /// # Errors
-    /// [`NnError::Torch`] when `planes` is not a whole number of positions of this net's
-    /// encoding, or libtorch cannot make the tensor.
+    /// [`NnError::Input`] when `planes` is not a whole number of positions of this net's
+    /// encoding; [`NnError::Torch`] when libtorch cannot make the tensor.
     pub fn f_input(&self, planes: &[f32]) -> Result<Tensor, NnError> {
         let info = &self.encoding;
         let per = info.planes * info.height * info.width;
         if per == 0 || planes.len() % per != 0 {
-            return Err(NnError::Torch(format!(
+            return Err(NnError::Input(format!(
                 "{} input floats are not a whole number of positions of {} floats",
                 planes.len(),
                 per

@@ -118,6 +118,26 @@ fn save_then_load_gives_identical_outputs() {
     assert!(max_abs_diff(&p0, &other.infer(&xs).0) > 1e-4);
 }
 
+/// `f_input` stacks whole positions into the net's input, the same tensor as stacking them by
+/// hand; a plane count that is not whole positions is an input error naming both counts.
+#[test]
+fn f_input_stacks_whole_positions_and_refuses_a_partial_one() {
+    let games = xiangqi_positions(3, 5);
+    let info = <xiangqi::Game as Encode>::ENCODING;
+    let mut buf = vec![0f32; games.len() * info.plane_len()];
+    for (g, out) in games.iter().zip(buf.chunks_exact_mut(info.plane_len())) {
+        g.encode(out);
+    }
+    let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 1).expect("net");
+    let xs = net.f_input(&buf).expect("three whole positions");
+    assert_eq!(xs.size(), planes(&games).size());
+    assert_eq!(max_abs_diff(&xs, &planes(&games)), 0.0);
+    let err = net.f_input(&buf[..buf.len() - 1]).expect_err("a position short of one float");
+    assert!(matches!(err, NnError::Input(_)), "{err}");
+    let text = err.to_string();
+    assert!(text.contains(&(buf.len() - 1).to_string()) && text.contains(&info.plane_len().to_string()), "{text}");
+}
+
 /// With `material_utility`, what play reads is the value head's output plus that share of the
 /// material head's, clamped; training's forward pass keeps both heads apart; a checkpoint
 /// carries the utility, so a net loaded as saved plays the same values.
