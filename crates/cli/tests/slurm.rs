@@ -268,9 +268,17 @@ fn a_micro_run_on_slurm_survives_requeues_and_stops_cleanly() {
     });
     // What each wrote after its restart.
     let since_restart = |prefix: &str| log_text(&run, prefix).split("restart 1").nth(1).unwrap_or_default().to_string();
-    wait_until("a checkpoint from the resumed trainer and new shards", Duration::from_secs(180), || {
-        since_restart("trainer-").contains("train: checkpoint") && shard_names(&run).len() >= shards_before + 4
-    });
+    // The new shards may all be the other task's: wait for the requeued worker's own start line
+    // too (loading its net takes a while on a loaded machine).
+    wait_until(
+        "a checkpoint from the resumed trainer, new shards and the worker's start",
+        Duration::from_secs(180),
+        || {
+            since_restart("trainer-").contains("train: checkpoint")
+                && shard_names(&run).len() >= shards_before + 4
+                && since_restart("selfplay-").contains("instance ")
+        },
+    );
     let resumed = since_restart("trainer-");
     let step = resumed
         .split("resuming at step ")
