@@ -367,7 +367,7 @@ impl PolicyValueNet {
     /// encoding; [`NnError::Torch`] when libtorch cannot make the tensor.
     pub fn f_input(&self, planes: &[f32]) -> Result<Tensor, NnError> {
         let info = &self.encoding;
-        let per = info.planes * info.height * info.width;
+        let per = info.plane_len();
         if per == 0 || planes.len() % per != 0 {
             return Err(NnError::Input(format!(
                 "{} input floats are not a whole number of positions of {} floats",

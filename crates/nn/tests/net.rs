@@ -40,13 +40,24 @@ fn xiangqi_positions(n: usize, seed: u64) -> Vec<xiangqi::Game> {
     out
 }
 
-fn planes<G: Encode>(games: &[G]) -> Tensor {
+/// The encoded positions one after another, as the inference service stages them.
+fn encoded<G: Encode>(games: &[G]) -> Vec<f32> {
     let info = G::ENCODING;
     let mut buf = vec![0f32; games.len() * info.plane_len()];
     for (g, out) in games.iter().zip(buf.chunks_exact_mut(info.plane_len())) {
         g.encode(out);
     }
-    Tensor::from_slice(&buf).view([games.len() as i64, info.planes as i64, info.height as i64, info.width as i64])
+    buf
+}
+
+fn planes<G: Encode>(games: &[G]) -> Tensor {
+    let info = G::ENCODING;
+    Tensor::from_slice(&encoded(games)).view([
+        games.len() as i64,
+        info.planes as i64,
+        info.height as i64,
+        info.width as i64,
+    ])
 }
 
 fn temp_path(name: &str) -> PathBuf {
@@ -124,10 +135,7 @@ fn save_then_load_gives_identical_outputs() {
 fn f_input_stacks_whole_positions_and_refuses_a_partial_one() {
     let games = xiangqi_positions(3, 5);
     let info = <xiangqi::Game as Encode>::ENCODING;
-    let mut buf = vec![0f32; games.len() * info.plane_len()];
-    for (g, out) in games.iter().zip(buf.chunks_exact_mut(info.plane_len())) {
-        g.encode(out);
-    }
+    let buf = encoded(&games);
     let net = PolicyValueNet::for_game::<xiangqi::Game>(&cpu_tiny(), 1).expect("net");
     let xs = net.f_input(&buf).expect("three whole positions");
     assert_eq!(xs.size(), planes(&games).size());
