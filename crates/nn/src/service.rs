@@ -532,7 +532,7 @@ fn run(
         (Vec::new(), Vec::new())
     } else {
         let start = Instant::now();
-        let outputs = forward(net, staging, misses.len());
+        let outputs = forward(net, staging);
         counters.forward_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         match outputs {
             Ok(outputs) => {
@@ -578,11 +578,13 @@ fn run(
     }
 }
 
-/// One forward pass over `n` stacked positions: `n * policy_size` logits and `n` values, all
-/// finite, or what went wrong.
-fn forward(net: &PolicyValueNet, staging: &[f32], n: usize) -> Result<(Vec<f32>, Vec<f32>), String> {
+/// One forward pass over the positions stacked in `staging`: `policy_size` logits and one value
+/// per position, all finite, or what went wrong.
+fn forward(net: &PolicyValueNet, staging: &[f32]) -> Result<(Vec<f32>, Vec<f32>), String> {
     let p = net.encoding().policy_size;
     let xs = net.f_input(staging).map_err(|e| e.to_string())?;
+    // `f_input` refused anything but whole positions, so the batch size is the input's first axis.
+    let n = xs.size().first().map_or(0, |&n| n as usize);
     let (pl, v) = net.f_infer(&xs).map_err(|e| e.to_string())?;
     let read = |t: &Tensor, what: &str| {
         t.f_view([-1]).and_then(|t| Vec::<f32>::try_from(&t)).map_err(|e| format!("reading the net's {what}: {e}"))
