@@ -151,11 +151,23 @@ fn micro_run_goes_through_every_phase_and_says_so() {
     for event in ["\"selfplay\"", "\"train\"", "\"checkpoint\"", "\"arena\"", "\"generation\""] {
         assert!(metrics.contains(event), "no {event} line in metrics.jsonl");
     }
-    // Run again: nothing is left to do, and nothing changes.
+    // The compute line counts the games the shards hold.
+    let compute = |text: &str| text.lines().find(|l| l.starts_with("compute: ")).map(str::to_owned);
+    let first = compute(&text).unwrap_or_else(|| panic!("no compute line:\n{text}"));
+    let games: u64 = shards(&run).values().sum();
+    assert!(first.starts_with("compute: 2 generation(s) in "), "{first}");
+    assert!(first.contains(&format!(": {games} self-play games, ")), "{first} ({games} games in the shards)");
+    assert!(
+        first.contains(" net evaluations; ") && first.contains(" evaluations per second of generation time"),
+        "{first}"
+    );
+    // Run again: nothing is left to do, and nothing changes; the compute line is the run's, not
+    // this session's.
     let before = (shards(&run), matches(&run), checkpoint_steps(&run));
     let text = run_to_end(&run);
     assert!(text.contains("run: 2 generation(s) done"), "{text}");
     assert_eq!((shards(&run), matches(&run), checkpoint_steps(&run)), before);
+    assert_eq!(compute(&text).as_deref(), Some(first.as_str()), "{text}");
     let _ = std::fs::remove_dir_all(&run);
 }
 

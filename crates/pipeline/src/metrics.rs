@@ -243,6 +243,54 @@ pub struct Metrics {
     pub skipped: usize,
 }
 
+/// What a run's log says the run did, over every session of it: self-play summed over the
+/// `selfplay` lines, generations over the `generation` lines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Self-play games.
+    pub games: u64,
+    /// Positions (moves) played in them.
+    pub positions: u64,
+    /// Positions self-play sent to the net ([`SelfplayEvent::evaluations`]).
+    pub evaluations: u64,
+    /// Generations of `qizero run` that ended.
+    pub generations: u64,
+    /// Wall-clock seconds those generations took (self-play, training and arena).
+    pub generation_seconds: f64,
+}
+
+impl Totals {
+    /// Self-play evaluations per second of generation time: how much search a wall-clock budget
+    /// buys on the machine that ran it. `None` before a generation has ended.
+    #[must_use]
+    pub fn evaluations_per_second(&self) -> Option<f64> {
+        (self.generation_seconds > 0.0).then(|| self.evaluations as f64 / self.generation_seconds)
+    }
+}
+
+impl Metrics {
+    /// The run's [`Totals`] from these lines.
+    #[must_use]
+    pub fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for line in &self.lines {
+            match &line.event {
+                MetricsEvent::Selfplay(s) => {
+                    t.games += s.games;
+                    t.positions += s.positions;
+                    t.evaluations += s.evaluations;
+                }
+                MetricsEvent::Generation(g) => {
+                    t.generations += 1;
+                    t.generation_seconds += g.seconds;
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+}
+
 /// Reads the log at `path`; a missing file is an empty log.
 ///
 /// # Errors
@@ -300,5 +348,30 @@ mod tests {
         assert!(text.starts_with(r#"{"v":1,"time_ms":"#), "{text}");
         assert!(read(&dir.join("none.jsonl")).expect("missing is empty").lines.is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn totals_sum_selfplay_and_generations() {
+        let line = |event| MetricsLine { v: METRICS_VERSION, time_ms: 0, event };
+        let shard = |games, positions, evaluations| {
+            MetricsEvent::Selfplay(SelfplayEvent { games, positions, evaluations, ..SelfplayEvent::default() })
+        };
+        let generation = |generation, seconds| {
+            MetricsEvent::Generation(GenerationEvent { generation, seconds, ..GenerationEvent::default() })
+        };
+        let mut m = Metrics { lines: vec![line(shard(3, 300, 9_000))], skipped: 0 };
+        assert_eq!(m.totals().evaluations_per_second(), None, "no generation has ended");
+        m.lines.extend([
+            line(generation(1, 10.0)),
+            line(MetricsEvent::Train(TrainEvent { step: 5, ..TrainEvent::default() })),
+            line(shard(2, 100, 3_000)),
+            line(generation(2, 20.0)),
+        ]);
+        let t = m.totals();
+        assert_eq!(
+            t,
+            Totals { games: 5, positions: 400, evaluations: 12_000, generations: 2, generation_seconds: 30.0 }
+        );
+        assert_eq!(t.evaluations_per_second(), Some(400.0));
     }
 }

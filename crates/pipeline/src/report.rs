@@ -30,6 +30,18 @@ pub trait Progress: Send + Sync {
     fn say(&self, line: &str);
 }
 
+/// A count, short: `830`, `41.2k`, `5.12M`.
+#[must_use]
+pub fn count(n: f64) -> String {
+    if n < 10_000.0 {
+        format!("{n:.0}")
+    } else if n < 10_000_000.0 {
+        format!("{:.1}k", n / 1e3)
+    } else {
+        format!("{:.2}M", n / 1e6)
+    }
+}
+
 /// A reporter that shows nothing (tests, library callers that report by themselves).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Quiet;

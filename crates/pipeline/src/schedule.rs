@@ -26,7 +26,7 @@ use crate::lease::LeaseOptions;
 use crate::matches::MatchKind;
 use crate::metrics::{GenerationEvent, MetricsEvent, MetricsLog};
 use crate::models::{CheckpointSource, checkpoint_at};
-use crate::report::Reporter;
+use crate::report::{Reporter, count};
 use crate::run_dir::RunDir;
 use arena::ArenaGame;
 use encode::Encode;
@@ -174,6 +174,7 @@ pub fn run<G: ArenaGame + Encode>(
     }
     s.final_ratings(last_step)?;
     s.plots();
+    s.compute_used();
     if stop.load(Ordering::Relaxed) {
         reporter.say(&format!("run: stopped after {}; run the same command to go on", minutes(started.elapsed())));
     } else {
@@ -318,6 +319,29 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
         self.reporter.say(&line);
         self.plots();
         Ok(())
+    }
+
+    /// What self-play did over the whole run (every session of it), and how fast: a wall-clock
+    /// budget buys more search on a faster machine, and this line says how much it bought here.
+    fn compute_used(&self) {
+        let metrics = match crate::metrics::read(&self.run.metrics()) {
+            Ok(m) => m,
+            Err(e) => {
+                self.reporter.warn(&format!("warning: {e}"));
+                return;
+            }
+        };
+        let t = metrics.totals();
+        let Some(rate) = t.evaluations_per_second() else { return };
+        self.reporter.say(&format!(
+            "compute: {} generation(s) in {}: {} self-play games, {} positions, {} net evaluations; \
+             {rate:.0} evaluations per second of generation time, what this machine made of the budget",
+            t.generations,
+            minutes(Duration::from_secs_f64(t.generation_seconds)),
+            t.games,
+            count(t.positions as f64),
+            count(t.evaluations as f64),
+        ));
     }
 
     /// The ladder and the last checkpoint's standing, at the end of the run.

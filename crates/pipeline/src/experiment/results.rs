@@ -12,6 +12,7 @@ use super::ladder::{Anchor, Entrant, PairingLine, played, schedule};
 use super::spec::{ANCHOR, Checkpoints, Plan};
 use crate::error::PipelineError;
 use crate::plots::{ExperimentPlot, TimePoint};
+use crate::report::count;
 use serde::{Deserialize, Serialize};
 
 /// The version of `results.json` this build writes.
@@ -268,17 +269,6 @@ fn interval(r: &Rated) -> String {
     match (r.lo, r.hi) {
         (Some(lo), Some(hi)) => format!("[{lo:.0}, {hi:.0}]"),
         _ => "-".to_owned(),
-    }
-}
-
-/// A count, short: `830`, `41.2k`, `5.12M`.
-fn count(n: f64) -> String {
-    if n < 10_000.0 {
-        format!("{n:.0}")
-    } else if n < 10_000_000.0 {
-        format!("{:.1}k", n / 1e3)
-    } else {
-        format!("{:.2}M", n / 1e6)
     }
 }
 
