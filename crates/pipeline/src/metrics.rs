@@ -253,6 +253,8 @@ pub struct Totals {
     pub positions: u64,
     /// Positions self-play sent to the net ([`SelfplayEvent::evaluations`]).
     pub evaluations: u64,
+    /// Training samples self-play recorded ([`SelfplayEvent::samples`]).
+    pub samples: u64,
     /// Generations of `qizero run` that ended.
     pub generations: u64,
     /// Wall-clock seconds those generations took (self-play, training and arena).
@@ -260,6 +262,24 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// Counts one line's event: a `selfplay` line's work, a `generation` line's time; any other
+    /// event counts nothing.
+    pub fn add(&mut self, event: &MetricsEvent) {
+        match event {
+            MetricsEvent::Selfplay(s) => {
+                self.games += s.games;
+                self.positions += s.positions;
+                self.evaluations += s.evaluations;
+                self.samples += s.samples;
+            }
+            MetricsEvent::Generation(g) => {
+                self.generations += 1;
+                self.generation_seconds += g.seconds;
+            }
+            _ => {}
+        }
+    }
+
     /// Self-play evaluations per second of generation time: how much search a wall-clock budget
     /// buys on the machine that ran it. `None` before a generation has ended.
     #[must_use]
@@ -274,18 +294,7 @@ impl Metrics {
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
         for line in &self.lines {
-            match &line.event {
-                MetricsEvent::Selfplay(s) => {
-                    t.games += s.games;
-                    t.positions += s.positions;
-                    t.evaluations += s.evaluations;
-                }
-                MetricsEvent::Generation(g) => {
-                    t.generations += 1;
-                    t.generation_seconds += g.seconds;
-                }
-                _ => {}
-            }
+            t.add(&line.event);
         }
         t
     }
@@ -354,7 +363,8 @@ mod tests {
     fn totals_sum_selfplay_and_generations() {
         let line = |event| MetricsLine { v: METRICS_VERSION, time_ms: 0, event };
         let shard = |games, positions, evaluations| {
-            MetricsEvent::Selfplay(SelfplayEvent { games, positions, evaluations, ..SelfplayEvent::default() })
+            let samples = positions / 2;
+            MetricsEvent::Selfplay(SelfplayEvent { games, positions, evaluations, samples, ..SelfplayEvent::default() })
         };
         let generation = |generation, seconds| {
             MetricsEvent::Generation(GenerationEvent { generation, seconds, ..GenerationEvent::default() })
@@ -370,7 +380,14 @@ mod tests {
         let t = m.totals();
         assert_eq!(
             t,
-            Totals { games: 5, positions: 400, evaluations: 12_000, generations: 2, generation_seconds: 30.0 }
+            Totals {
+                games: 5,
+                positions: 400,
+                evaluations: 12_000,
+                samples: 200,
+                generations: 2,
+                generation_seconds: 30.0
+            }
         );
         assert_eq!(t.evaluations_per_second(), Some(400.0));
     }

@@ -153,24 +153,20 @@ impl DoneRecord {
         wall_seconds: f64,
     ) -> Result<DoneRecord, PipelineError> {
         let lines = metrics::read(&run.metrics())?.lines;
-        let zero = CheckpointTime { generation: 0, step: 0, seconds: 0.0, evaluations: 0, positions: 0, samples: 0 };
-        let mut now = zero.clone();
-        let (mut games, mut checkpoints) = (0, vec![zero]);
+        let mut now = metrics::Totals::default();
+        let mut checkpoints =
+            vec![CheckpointTime { generation: 0, step: 0, seconds: 0.0, evaluations: 0, positions: 0, samples: 0 }];
         for line in &lines {
-            match &line.event {
-                MetricsEvent::Selfplay(s) => {
-                    now.evaluations += s.evaluations;
-                    now.positions += s.positions;
-                    now.samples += s.samples;
-                    games += s.games;
-                }
-                MetricsEvent::Generation(g) => checkpoints.push(CheckpointTime {
+            now.add(&line.event);
+            if let MetricsEvent::Generation(g) = &line.event {
+                checkpoints.push(CheckpointTime {
                     generation: g.generation,
                     step: g.step,
                     seconds: line.time_ms.saturating_sub(started_ms) as f64 / 1000.0,
-                    ..now.clone()
-                }),
-                _ => {}
+                    evaluations: now.evaluations,
+                    positions: now.positions,
+                    samples: now.samples,
+                });
             }
         }
         let finished_ms = metrics::now_ms();
@@ -187,7 +183,7 @@ impl DoneRecord {
             evaluations: now.evaluations,
             positions: now.positions,
             samples: now.samples,
-            games,
+            games: now.games,
             steps: crate::models::checkpoints(run).last().map_or(0, |(s, _)| *s),
             generations: checkpoints.iter().map(|c| c.generation).max().unwrap_or(0),
             checkpoints,
