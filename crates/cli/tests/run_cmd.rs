@@ -151,6 +151,18 @@ fn micro_run_goes_through_every_phase_and_says_so() {
     for event in ["\"selfplay\"", "\"train\"", "\"checkpoint\"", "\"arena\"", "\"generation\""] {
         assert!(metrics.contains(event), "no {event} line in metrics.jsonl");
     }
+    // The preset fits its cosine to the run (run.fit_cosine): over these 8 steps, not its
+    // cosine_steps, so the last step's rate is near the floor (a fixed cosine would still be
+    // near the peak of 0.02).
+    assert!(text.contains("the cosine learning rate fitted to the run's length"), "{text}");
+    let last_lr = metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "train")
+        .filter_map(|v| v["learning_rate"].as_f64())
+        .next_back()
+        .unwrap_or_else(|| panic!("no learning rate in metrics.jsonl:\n{metrics}"));
+    assert!(last_lr > 0.0 && last_lr < 0.003, "last learning rate {last_lr}");
     // The compute line counts the games the shards hold.
     let compute = |text: &str| text.lines().find(|l| l.starts_with("compute: ")).map(str::to_owned);
     let first = compute(&text).unwrap_or_else(|| panic!("no compute line:\n{text}"));

@@ -91,6 +91,15 @@ pub struct RunConfig {
     pub slurm: crate::slurm::SlurmConfig,
 }
 
+impl RunConfig {
+    /// Whether `qizero run` fits the cosine schedule to the steps it expects to take
+    /// (`run.fit_cosine`, or `train.cosine_steps = 0`), rather than following `cosine_steps`.
+    #[must_use]
+    pub fn fits_cosine(&self) -> bool {
+        self.train.schedule == train::Schedule::Cosine && (self.run.fit_cosine || self.train.cosine_steps == 0)
+    }
+}
+
 /// Which checkpoint self-play plays with under `qizero run`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -123,6 +132,11 @@ pub struct RunSchedule {
     /// libtorch threads while training (self-play and the arena use `net.cpu_threads`); 0 = one
     /// per core. Default 0.
     pub train_threads: usize,
+    /// Fit the cosine learning-rate schedule to the steps this run expects to take (from
+    /// `generations` and `max_minutes`), whatever `train.cosine_steps` says; a standalone
+    /// `qizero train` on the same config follows `cosine_steps`. `train.cosine_steps = 0` fits
+    /// it too. Default false.
+    pub fit_cosine: bool,
 }
 
 impl Default for RunSchedule {
@@ -134,6 +148,7 @@ impl Default for RunSchedule {
             arena_every: 1,
             max_minutes: 0.0,
             train_threads: 0,
+            fit_cosine: false,
         }
     }
 }
@@ -200,13 +215,19 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
     config.train.validate().map_err(|e| bad(e.to_string()))?;
     config.arena.validate().map_err(|e| bad(e.to_string()))?;
     config.run.validate()?;
-    let fitted = config.train.schedule == train::Schedule::Cosine && config.train.cosine_steps == 0;
-    if fitted && config.run.generations == 0 && config.run.max_minutes == 0.0 {
-        return Err(bad(
-            "train.cosine_steps = 0 fits the cosine to the run's length, but the run has none: set run.generations \
-             or run.max_minutes, or give cosine_steps a number of steps"
-                .to_owned(),
-        ));
+    if config.run.fit_cosine && config.train.schedule != train::Schedule::Cosine {
+        return Err(bad(format!(
+            "run.fit_cosine = true fits a cosine schedule to the run, but train.schedule is \"{}\": set \
+             train.schedule = \"cosine\" or run.fit_cosine = false",
+            format!("{:?}", config.train.schedule).to_lowercase()
+        )));
+    }
+    if config.fits_cosine() && config.run.generations == 0 && config.run.max_minutes == 0.0 {
+        let why = if config.run.fit_cosine { "run.fit_cosine = true" } else { "train.cosine_steps = 0" };
+        return Err(bad(format!(
+            "{why} fits the cosine to the run's length, but the run has none: set run.generations or \
+             run.max_minutes, or give train.cosine_steps a number of steps and set run.fit_cosine = false"
+        )));
     }
     config.slurm.validate().map_err(bad)?;
     Ok(config)
@@ -364,7 +385,19 @@ mod tests {
         let e = parse("game = \"xiangqi\"", &fitted).expect_err("a fitted cosine needs a length");
         assert!(e.to_string().contains("run.generations"), "{e}");
         let timed = [fitted.as_slice(), &["run.max_minutes=5".to_owned()]].concat();
-        assert_eq!(parse("game = \"xiangqi\"", &timed).expect("a timed run").train.cosine_steps, 0);
+        let c = parse("game = \"xiangqi\"", &timed).expect("a timed run");
+        assert!(c.train.cosine_steps == 0 && c.fits_cosine());
+        let cosine = ["train.schedule=\"cosine\"".to_owned(), "train.cosine_steps=500".to_owned()];
+        assert!(!parse("game = \"xiangqi\"", &cosine).expect("a fixed cosine").fits_cosine());
+        let switched = [cosine.as_slice(), &["run.fit_cosine=true".to_owned()]].concat();
+        let e = parse("game = \"xiangqi\"", &switched).expect_err("the switch needs a length too");
+        assert!(e.to_string().contains("run.fit_cosine = true") && e.to_string().contains("run.max_minutes"), "{e}");
+        let c = parse("game = \"xiangqi\"", &[switched.as_slice(), &["run.generations=3".to_owned()]].concat())
+            .expect("a counted run");
+        assert!(c.train.cosine_steps == 500 && c.fits_cosine());
+        let e = parse("game = \"xiangqi\"", &["run.fit_cosine=true".to_owned(), "run.generations=3".to_owned()])
+            .expect_err("nothing to fit under a constant rate");
+        assert!(e.to_string().contains("train.schedule is \"constant\""), "{e}");
         for game in ["xiangqi", "draughts"] {
             let c = parse(&format!("game = \"{game}\""), &["net.feature_planes=true".into()]).expect("reads");
             assert!(c.net.feature_planes, "{game}");

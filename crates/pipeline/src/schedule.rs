@@ -57,8 +57,8 @@ fn minutes(d: Duration) -> String {
 /// The steps a run expects to have taken when it ends, seen before generation `done + 1`:
 /// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` per
 /// generation after `elapsed` (the scheduler's own rule for starting one), whichever is fewer;
-/// `u64::MAX` while neither is known (no generation timed yet and no count). A cosine with
-/// `train.cosine_steps = 0` reaches its floor here.
+/// `u64::MAX` while neither is known (no generation timed yet and no count). A cosine the run
+/// fits ([`crate::config::RunConfig::fits_cosine`]) reaches its floor here.
 fn expected_steps(
     schedule: &crate::config::RunSchedule,
     per_gen_steps: u64,
@@ -114,7 +114,7 @@ pub fn run<G: ArenaGame + Encode>(
     };
     reporter.say(&format!(
         "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
-         self-play with the {} checkpoint; arena every {} generation(s), gate {}",
+         self-play with the {} checkpoint; arena every {} generation(s), gate {}{}",
         G::NAME,
         config.net.architecture(),
         run.root().display(),
@@ -126,6 +126,7 @@ pub fn run<G: ArenaGame + Encode>(
         },
         schedule.arena_every,
         s.arena.gate().describe(),
+        if config.fits_cosine() { "; the cosine learning rate fitted to the run's length" } else { "" },
     ));
     let due = |g: u64| g == 0 || g % schedule.arena_every == 0 || g == schedule.generations;
 
@@ -151,7 +152,9 @@ pub fn run<G: ArenaGame + Encode>(
             break;
         }
         let expected = (!generation_times.is_empty()).then_some(mean);
-        trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), expected));
+        if config.fits_cosine() {
+            trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), expected));
+        }
         let g = done + 1;
         let gen_started = Instant::now();
         match s.generation(trainer, g)? {

@@ -159,6 +159,8 @@ pub struct TrainConfig {
     /// 100000, range 0..=10^9. 0 = the steps the run is expected to take: `qizero run` sets the
     /// horizon before each generation from its generations and time budget
     /// ([`crate::Trainer::set_cosine_horizon`]); a trainer with no horizon set refuses to step.
+    /// (`run.fit_cosine` makes `qizero run` fit it whatever this says; a standalone trainer then
+    /// follows this number.)
     pub cosine_steps: u64,
     /// `cosine` schedule: the floor as a fraction of `learning_rate`. Default 0.01, range [0, 1].
     pub cosine_final: f64,

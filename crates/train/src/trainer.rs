@@ -239,7 +239,8 @@ pub struct Trainer<G: Encode> {
     since_checkpoint: LossSum,
     since_metrics: LossSum,
     last_lr: f64,
-    /// The cosine's horizon when `cosine_steps` is 0, set by the run ([`Trainer::set_cosine_horizon`]).
+    /// The cosine's horizon set by a run that fits it to its length, in place of `cosine_steps`
+    /// ([`Trainer::set_cosine_horizon`]).
     cosine_horizon: Option<u64>,
     prefetch: Option<Prefetch<G>>,
     /// The rayon pool that builds batches (`loader_threads` threads), when more than one.
@@ -312,30 +313,32 @@ impl<G: Encode> Trainer<G> {
         })
     }
 
-    /// Sets the step at which a cosine schedule with `cosine_steps = 0` reaches its floor: the
-    /// steps the run now expects to take in all. A run sets it before each training phase, so
-    /// the schedule follows its estimate; it has no effect when `cosine_steps` is set.
+    /// Sets the step at which a cosine schedule reaches its floor, in place of `cosine_steps`:
+    /// the steps the run now expects to take in all. A run that fits the cosine to its length
+    /// (`train.cosine_steps = 0` or `run.fit_cosine`) sets it before each training phase, so the
+    /// schedule follows its estimate. No effect on the other schedules.
     pub fn set_cosine_horizon(&mut self, steps: u64) {
         self.cosine_horizon = Some(steps);
     }
 
-    /// The learning rate of the next step.
+    /// The learning rate of the next step: over the horizon a run set, else over `cosine_steps`.
     ///
     /// # Errors
     /// A cosine schedule with `cosine_steps = 0` and no horizon set.
     fn next_learning_rate(&self) -> Result<f64, TrainError> {
         let c = &self.setup.train;
-        if c.schedule != crate::config::Schedule::Cosine || c.cosine_steps > 0 {
-            return Ok(c.learning_rate_at(self.step));
-        }
-        match self.cosine_horizon {
-            Some(h) => Ok(c.learning_rate_over(self.step, h)),
-            None => Err(TrainError::Config(crate::config::ConfigError {
-                field: "cosine_steps",
-                value: "0".into(),
-                range: "1..=10^9 here: 0 (fit the cosine to the run's length) works only under qizero run",
-            })),
-        }
+        let horizon = match self.cosine_horizon {
+            Some(h) => h,
+            None if c.schedule != crate::config::Schedule::Cosine || c.cosine_steps > 0 => c.cosine_steps,
+            None => {
+                return Err(TrainError::Config(crate::config::ConfigError {
+                    field: "cosine_steps",
+                    value: "0".into(),
+                    range: "1..=10^9 here: 0 (fit the cosine to the run's length) works only under qizero run",
+                }));
+            }
+        };
+        Ok(c.learning_rate_over(self.step, horizon))
     }
 
     /// Steps taken since the run began.

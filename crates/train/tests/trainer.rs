@@ -522,6 +522,44 @@ fn the_material_head_trains_and_resumes() {
     let _ = std::fs::remove_dir_all(&plain);
 }
 
+/// A set cosine (`cosine_steps > 0`) steps over `cosine_steps` until a run sets a horizon
+/// (`run.fit_cosine`), and over the horizon after; a constant rate ignores the horizon.
+#[test]
+fn a_horizon_replaces_cosine_steps() {
+    let run = scratch("horizon-over-steps");
+    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
+    let config = TrainConfig {
+        learning_rate: 0.01,
+        schedule: train::Schedule::Cosine,
+        cosine_steps: 1000,
+        cosine_final: 0.1,
+        loader_threads: 0,
+        ..train_config()
+    };
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
+    trainer.rescan().expect("scan");
+    let first = trainer.train_step().expect("step").learning_rate;
+    let second = trainer.train_step().expect("step").learning_rate;
+    assert_eq!((first, second), (config.learning_rate_at(0), config.learning_rate_at(1)));
+    assert!(second > 0.0099, "{second}");
+    trainer.set_cosine_horizon(4);
+    let lrs: Vec<f64> = (0..3).map(|_| trainer.train_step().expect("step").learning_rate).collect();
+    assert_eq!(lrs, (2..5).map(|s| config.learning_rate_over(s, 4)).collect::<Vec<_>>());
+    assert!((lrs[0] - 0.0055).abs() < 1e-12 && (lrs[2] - 0.001).abs() < 1e-12, "{lrs:?}");
+    let _ = std::fs::remove_dir_all(&run);
+
+    let run = scratch("horizon-constant");
+    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
+    let constant = TrainConfig { learning_rate: 0.01, loader_threads: 0, ..train_config() };
+    assert_eq!(constant.schedule, train::Schedule::Constant);
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, constant)).expect("open");
+    trainer.rescan().expect("scan");
+    trainer.set_cosine_horizon(1);
+    let lrs: Vec<f64> = (0..3).map(|_| trainer.train_step().expect("step").learning_rate).collect();
+    assert!(lrs.iter().all(|&lr| (lr - 0.01).abs() < 1e-15), "{lrs:?}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
 /// `cosine_steps = 0`: no step without a horizon (a clear error), and with one the steps follow
 /// the cosine over it; a new horizon moves the rest of the schedule.
 #[test]
