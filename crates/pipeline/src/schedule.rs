@@ -54,6 +54,22 @@ fn minutes(d: Duration) -> String {
     format!("{}m{:02}s", s / 60, s % 60)
 }
 
+/// The mean of `times`; `None` when there are none.
+fn mean_time(times: impl Iterator<Item = Duration>) -> Option<Duration> {
+    let (sum, n) = times.fold((Duration::ZERO, 0u32), |(sum, n), t| (sum + t, n + 1));
+    (n > 0).then(|| sum / n)
+}
+
+/// How long the next generation should take, from the generations so far (each with whether
+/// the arena rated it): the mean of those of its kind (with the arena when `rated`, else
+/// without), else the mean of all, else zero. A generation that ends with the arena takes
+/// several times one that does not, so the time budget judges each by its own kind.
+fn next_generation_time(times: &[(Duration, bool)], rated: bool) -> Duration {
+    mean_time(times.iter().filter(|&&(_, r)| r == rated).map(|&(t, _)| t))
+        .or_else(|| mean_time(times.iter().map(|&(t, _)| t)))
+        .unwrap_or(Duration::ZERO)
+}
+
 /// The steps a run expects to have taken when it ends, seen before generation `done + 1`:
 /// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` per
 /// generation after `elapsed` (the scheduler's own rule for starting one), whichever is fewer;
@@ -138,22 +154,24 @@ pub fn run<G: ArenaGame + Encode>(
             s.print_report(&report, done)?;
         }
     }
-    let mut generation_times: Vec<Duration> = Vec::new();
+    // Each generation's time, and whether the arena rated it.
+    let mut generation_times: Vec<(Duration, bool)> = Vec::new();
     while !stop.load(Ordering::Relaxed) && (schedule.generations == 0 || done < schedule.generations) {
-        let mean = generation_times.iter().sum::<Duration>() / generation_times.len().max(1) as u32;
-        if schedule.max_minutes > 0.0 && started.elapsed() + mean > Duration::from_secs_f64(60.0 * schedule.max_minutes)
+        let next = next_generation_time(&generation_times, due(done + 1));
+        if schedule.max_minutes > 0.0 && started.elapsed() + next > Duration::from_secs_f64(60.0 * schedule.max_minutes)
         {
             reporter.say(&format!(
-                "run: time budget of {} minutes reached after {} (a generation takes about {})",
+                "run: time budget of {} minutes reached after {} (the next generation{} takes about {})",
                 schedule.max_minutes,
                 minutes(started.elapsed()),
-                minutes(mean)
+                if due(done + 1) { ", with the arena," } else { "" },
+                minutes(next)
             ));
             break;
         }
-        let expected = (!generation_times.is_empty()).then_some(mean);
+        let mean = mean_time(generation_times.iter().map(|&(t, _)| t));
         if config.fits_cosine() {
-            trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), expected));
+            trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), mean));
         }
         let g = done + 1;
         let gen_started = Instant::now();
@@ -161,7 +179,7 @@ pub fn run<G: ArenaGame + Encode>(
             Some((positions, report)) => {
                 done = g;
                 let elapsed = gen_started.elapsed();
-                generation_times.push(elapsed);
+                generation_times.push((elapsed, due(g)));
                 s.summarise(trainer, g, positions, report.as_ref(), elapsed)?;
             }
             None => break,
@@ -403,5 +421,17 @@ mod tests {
         assert_eq!(expected_steps(&counted, 300, 2, secs(120), Some(secs(60))), 1500);
         let counted = RunSchedule { generations: 5, max_minutes: 0.0, ..timed };
         assert_eq!(expected_steps(&counted, 300, 0, secs(0), None), 1500);
+    }
+
+    #[test]
+    fn the_next_generation_is_judged_by_its_kind() {
+        let secs = Duration::from_secs;
+        assert_eq!(next_generation_time(&[], true), Duration::ZERO);
+        // Only plain generations so far: a rated one is judged by them until one is timed.
+        let plain = [(secs(40), false), (secs(50), false)];
+        assert_eq!((next_generation_time(&plain, false), next_generation_time(&plain, true)), (secs(45), secs(45)));
+        let mixed = [(secs(40), false), (secs(150), true), (secs(50), false), (secs(170), true)];
+        assert_eq!(next_generation_time(&mixed, false), secs(45));
+        assert_eq!(next_generation_time(&mixed, true), secs(160));
     }
 }
