@@ -522,22 +522,33 @@ fn the_material_head_trains_and_resumes() {
     let _ = std::fs::remove_dir_all(&plain);
 }
 
+/// A trainer on a scratch run of xiangqi shards with `config`, scanned and ready to step.
+fn scheduled_trainer(name: &str, config: &TrainConfig) -> (PathBuf, Trainer<xiangqi::Game>) {
+    let run = scratch(name);
+    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
+    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
+    trainer.rescan().expect("scan");
+    (run, trainer)
+}
+
+/// A cosine from 0.01 to a floor of 0.001 over `cosine_steps`, no warm-up.
+fn cosine_config(cosine_steps: u64) -> TrainConfig {
+    TrainConfig {
+        learning_rate: 0.01,
+        schedule: train::Schedule::Cosine,
+        cosine_steps,
+        cosine_final: 0.1,
+        loader_threads: 0,
+        ..train_config()
+    }
+}
+
 /// A set cosine (`cosine_steps > 0`) steps over `cosine_steps` until a run sets a horizon
 /// (`run.fit_cosine`), and over the horizon after; a constant rate ignores the horizon.
 #[test]
 fn a_horizon_replaces_cosine_steps() {
-    let run = scratch("horizon-over-steps");
-    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
-    let config = TrainConfig {
-        learning_rate: 0.01,
-        schedule: train::Schedule::Cosine,
-        cosine_steps: 1000,
-        cosine_final: 0.1,
-        loader_threads: 0,
-        ..train_config()
-    };
-    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
-    trainer.rescan().expect("scan");
+    let config = cosine_config(1000);
+    let (run, mut trainer) = scheduled_trainer("horizon-over-steps", &config);
     let first = trainer.train_step().expect("step").learning_rate;
     let second = trainer.train_step().expect("step").learning_rate;
     assert_eq!((first, second), (config.learning_rate_at(0), config.learning_rate_at(1)));
@@ -548,12 +559,9 @@ fn a_horizon_replaces_cosine_steps() {
     assert!((lrs[0] - 0.0055).abs() < 1e-12 && (lrs[2] - 0.001).abs() < 1e-12, "{lrs:?}");
     let _ = std::fs::remove_dir_all(&run);
 
-    let run = scratch("horizon-constant");
-    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
     let constant = TrainConfig { learning_rate: 0.01, loader_threads: 0, ..train_config() };
     assert_eq!(constant.schedule, train::Schedule::Constant);
-    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, constant)).expect("open");
-    trainer.rescan().expect("scan");
+    let (run, mut trainer) = scheduled_trainer("horizon-constant", &constant);
     trainer.set_cosine_horizon(1);
     let lrs: Vec<f64> = (0..3).map(|_| trainer.train_step().expect("step").learning_rate).collect();
     assert!(lrs.iter().all(|&lr| (lr - 0.01).abs() < 1e-15), "{lrs:?}");
@@ -564,18 +572,8 @@ fn a_horizon_replaces_cosine_steps() {
 /// the cosine over it; a new horizon moves the rest of the schedule.
 #[test]
 fn a_fitted_cosine_needs_and_follows_its_horizon() {
-    let run = scratch("fitted-cosine");
-    write_shards::<xiangqi::Game>(&run, 1, 2, 100);
-    let config = TrainConfig {
-        learning_rate: 0.01,
-        schedule: train::Schedule::Cosine,
-        cosine_steps: 0,
-        cosine_final: 0.1,
-        loader_threads: 0,
-        ..train_config()
-    };
-    let mut trainer = Trainer::<xiangqi::Game>::open(setup(&run, config.clone())).expect("open");
-    trainer.rescan().expect("scan");
+    let config = cosine_config(0);
+    let (run, mut trainer) = scheduled_trainer("fitted-cosine", &config);
     let e = trainer.train_step().expect_err("no horizon");
     assert!(e.to_string().contains("train.cosine_steps = 0") && e.to_string().contains("qizero run"), "{e}");
     assert_eq!(trainer.step(), 0);
