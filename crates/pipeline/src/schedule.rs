@@ -71,8 +71,9 @@ fn next_generation_time(times: &[(Duration, bool)], rated: bool) -> Duration {
 }
 
 /// The steps a run expects to have taken when it ends, seen before generation `done + 1`:
-/// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` per
-/// generation after `elapsed` (the scheduler's own rule for starting one), whichever is fewer;
+/// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` (of all
+/// generations so far) per generation after `elapsed`, whichever is fewer (the scheduler starts
+/// a generation by a finer rule, [`next_generation_time`], which tells rated ones apart);
 /// `u64::MAX` while neither is known (no generation timed yet and no count). A cosine the run
 /// fits ([`crate::config::RunConfig::fits_cosine`]) reaches its floor here.
 fn expected_steps(
@@ -157,14 +158,15 @@ pub fn run<G: ArenaGame + Encode>(
     // Each generation's time, and whether the arena rated it.
     let mut generation_times: Vec<(Duration, bool)> = Vec::new();
     while !stop.load(Ordering::Relaxed) && (schedule.generations == 0 || done < schedule.generations) {
-        let next = next_generation_time(&generation_times, due(done + 1));
+        let g = done + 1;
+        let next = next_generation_time(&generation_times, due(g));
         if schedule.max_minutes > 0.0 && started.elapsed() + next > Duration::from_secs_f64(60.0 * schedule.max_minutes)
         {
             reporter.say(&format!(
                 "run: time budget of {} minutes reached after {} (the next generation{} takes about {})",
                 schedule.max_minutes,
                 minutes(started.elapsed()),
-                if due(done + 1) { ", with the arena," } else { "" },
+                if due(g) { ", with the arena," } else { "" },
                 minutes(next)
             ));
             break;
@@ -173,7 +175,6 @@ pub fn run<G: ArenaGame + Encode>(
         if config.fits_cosine() {
             trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), mean));
         }
-        let g = done + 1;
         let gen_started = Instant::now();
         match s.generation(trainer, g)? {
             Some((positions, report)) => {
