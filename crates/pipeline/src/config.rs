@@ -25,6 +25,7 @@ use crate::error::PipelineError;
 use crate::run_dir::RunDir;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::time::Duration;
 
 /// Largest config file read: presets are a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -127,7 +128,8 @@ pub struct RunSchedule {
     /// 1, range 1..=10^6.
     pub arena_every: u64,
     /// Stop starting generations when the next one would end after this many minutes of this
-    /// command (judged by the mean generation so far); 0 = no limit. Default 0.
+    /// command (judged by the generations so far of its kind: with the arena or without); 0 = no
+    /// limit. Default 0, range 0..=525,600 (a year).
     pub max_minutes: f64,
     /// libtorch threads while training (self-play and the arena use `net.cpu_threads`); 0 = one
     /// per core. Default 0.
@@ -138,6 +140,9 @@ pub struct RunSchedule {
     /// it too. Default false.
     pub fit_cosine: bool,
 }
+
+/// The longest time budget `run.max_minutes` takes: a year (0 means no limit at all).
+pub const MAX_MINUTES: f64 = 525_600.0;
 
 impl Default for RunSchedule {
     fn default() -> RunSchedule {
@@ -154,6 +159,20 @@ impl Default for RunSchedule {
 }
 
 impl RunSchedule {
+    /// Whether the arena rates generation `g`: generation 0, every `arena_every`-th and the
+    /// last of a counted run.
+    #[must_use]
+    pub fn arena_due(&self, g: u64) -> bool {
+        g == 0 || g % self.arena_every == 0 || g == self.generations
+    }
+
+    /// Whether a generation expected to take `next` may start `elapsed` into the run: it ends
+    /// within `max_minutes`, or there is no limit.
+    #[must_use]
+    pub fn within_budget(&self, elapsed: Duration, next: Duration) -> bool {
+        self.max_minutes <= 0.0 || elapsed + next <= Duration::from_secs_f64(60.0 * self.max_minutes)
+    }
+
     /// Checks the ranges.
     ///
     /// # Errors
@@ -162,8 +181,11 @@ impl RunSchedule {
         if !(1..=1_000_000_000).contains(&self.games_per_generation) {
             return Err(bad(format!("run.games_per_generation = {} is outside 1..=10^9", self.games_per_generation)));
         }
-        if !(self.max_minutes >= 0.0 && self.max_minutes.is_finite()) {
-            return Err(bad(format!("run.max_minutes = {} must be 0 or more", self.max_minutes)));
+        if !(0.0..=MAX_MINUTES).contains(&self.max_minutes) {
+            return Err(bad(format!(
+                "run.max_minutes = {} is outside 0..={MAX_MINUTES} (0 = no limit; the most is a year)",
+                self.max_minutes
+            )));
         }
         if !(1..=1_000_000).contains(&self.arena_every) {
             return Err(bad(format!("run.arena_every = {} is outside 1..=10^6", self.arena_every)));
@@ -381,6 +403,10 @@ mod tests {
         assert!(e.to_string().contains("key=value"), "{e}");
         let e = parse("game = \"xiangqi\"", &["net.blocks=0".into()]).expect_err("out of range");
         assert!(e.to_string().contains("blocks"), "{e}");
+        for minutes in ["-1", "1e7", "nan", "inf"] {
+            let e = parse("game = \"xiangqi\"", &[format!("run.max_minutes={minutes}")]).expect_err("out of range");
+            assert!(e.to_string().contains("run.max_minutes") && e.to_string().contains("a year"), "{minutes}: {e}");
+        }
         let fitted = ["train.schedule=\"cosine\"".to_owned(), "train.cosine_steps=0".to_owned()];
         let e = parse("game = \"xiangqi\"", &fitted).expect_err("a fitted cosine needs a length");
         assert!(e.to_string().contains("run.generations"), "{e}");

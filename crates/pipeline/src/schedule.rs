@@ -20,7 +20,7 @@
 //! progress at once (it is played again). Nothing complete is lost, and nothing is done twice.
 
 use crate::arena::{Arena, Report, checkpoint_name, ladder_table};
-use crate::config::{RunConfig, SelfplayModel};
+use crate::config::{RunConfig, RunSchedule, SelfplayModel};
 use crate::error::PipelineError;
 use crate::lease::LeaseOptions;
 use crate::matches::MatchKind;
@@ -71,26 +71,34 @@ fn next_generation_time(times: &[(Duration, bool)], rated: bool) -> Duration {
 }
 
 /// The steps a run expects to have taken when it ends, seen before generation `done + 1`:
-/// `run.generations` generations, or as many as fit `run.max_minutes` at `mean` (of all
-/// generations so far) per generation after `elapsed`, whichever is fewer (the scheduler starts
-/// a generation by a finer rule, [`next_generation_time`], which tells rated ones apart);
-/// `u64::MAX` while neither is known (no generation timed yet and no count). A cosine the run
-/// fits ([`crate::config::RunConfig::fits_cosine`]) reaches its floor here.
+/// `run.generations` generations, or as many as the time budget lets the scheduler start after
+/// `elapsed`, whichever is fewer. The clock plays the scheduler's own rule forward: each
+/// generation to come costs [`next_generation_time`] for its kind (with the arena or without,
+/// from `times`, the generations so far) and starts only [`RunSchedule::within_budget`], so a
+/// generation that ends with the arena is costed as one. The generation about to start always
+/// counts: the scheduler has let it begin. `u64::MAX` while neither is known (no generation
+/// timed yet and no count). A cosine the run fits ([`crate::config::RunConfig::fits_cosine`])
+/// reaches its floor here.
 fn expected_steps(
-    schedule: &crate::config::RunSchedule,
+    schedule: &RunSchedule,
     per_gen_steps: u64,
     done: u64,
     elapsed: Duration,
-    mean: Option<Duration>,
+    times: &[(Duration, bool)],
 ) -> u64 {
     let by_count = if schedule.generations > 0 { schedule.generations } else { u64::MAX };
-    let by_time = match mean {
-        Some(mean) if schedule.max_minutes > 0.0 && !mean.is_zero() => {
-            let left = (60.0 * schedule.max_minutes - elapsed.as_secs_f64()).max(0.0);
-            // At least the generation about to start: the scheduler has let it begin.
-            done + ((left / mean.as_secs_f64()).floor() as u64).max(1)
+    let (plain, rated) = (next_generation_time(times, false), next_generation_time(times, true));
+    let cost = |g: u64| if schedule.arena_due(g) { rated } else { plain };
+    // Generations that take no time give the clock nothing to go on.
+    let by_time = if schedule.max_minutes > 0.0 && !plain.is_zero() && !rated.is_zero() {
+        let (mut g, mut clock) = (done + 1, elapsed + cost(done + 1));
+        while g < by_count && schedule.within_budget(clock, cost(g + 1)) {
+            g += 1;
+            clock += cost(g);
         }
-        _ => u64::MAX,
+        g
+    } else {
+        u64::MAX
     };
     by_count.min(by_time).saturating_mul(per_gen_steps)
 }
@@ -145,11 +153,10 @@ pub fn run<G: ArenaGame + Encode>(
         s.arena.gate().describe(),
         if config.fits_cosine() { "; the cosine learning rate fitted to the run's length" } else { "" },
     ));
-    let due = |g: u64| g == 0 || g % schedule.arena_every == 0 || g == schedule.generations;
 
     // Whatever generation the trainer has finished, its arena may still be pending.
     let mut done = trainer.step() / per_gen_steps;
-    if trainer.step() % per_gen_steps == 0 && due(done) {
+    if trainer.step() % per_gen_steps == 0 && schedule.arena_due(done) {
         nn::set_cpu_threads(config.net.cpu_threads);
         if let Some(report) = s.arena.rate(trainer.step(), &checkpoint_at(run, trainer.step())?)? {
             s.print_report(&report, done)?;
@@ -159,28 +166,32 @@ pub fn run<G: ArenaGame + Encode>(
     let mut generation_times: Vec<(Duration, bool)> = Vec::new();
     while !stop.load(Ordering::Relaxed) && (schedule.generations == 0 || done < schedule.generations) {
         let g = done + 1;
-        let next = next_generation_time(&generation_times, due(g));
-        if schedule.max_minutes > 0.0 && started.elapsed() + next > Duration::from_secs_f64(60.0 * schedule.max_minutes)
-        {
+        let next = next_generation_time(&generation_times, schedule.arena_due(g));
+        if !schedule.within_budget(started.elapsed(), next) {
             reporter.say(&format!(
                 "run: time budget of {} minutes reached after {} (the next generation{} takes about {})",
                 schedule.max_minutes,
                 minutes(started.elapsed()),
-                if due(g) { ", with the arena," } else { "" },
+                if schedule.arena_due(g) { ", with the arena," } else { "" },
                 minutes(next)
             ));
             break;
         }
-        let mean = mean_time(generation_times.iter().map(|&(t, _)| t));
         if config.fits_cosine() {
-            trainer.set_cosine_horizon(expected_steps(schedule, per_gen_steps, done, started.elapsed(), mean));
+            trainer.set_cosine_horizon(expected_steps(
+                schedule,
+                per_gen_steps,
+                done,
+                started.elapsed(),
+                &generation_times,
+            ));
         }
         let gen_started = Instant::now();
         match s.generation(trainer, g)? {
             Some((positions, report)) => {
                 done = g;
                 let elapsed = gen_started.elapsed();
-                generation_times.push((elapsed, due(g)));
+                generation_times.push((elapsed, schedule.arena_due(g)));
                 s.summarise(trainer, g, positions, report.as_ref(), elapsed)?;
             }
             None => break,
@@ -188,7 +199,7 @@ pub fn run<G: ArenaGame + Encode>(
     }
     // A run cut short by its time budget ends on a generation the arena may have skipped.
     let last_step = done * per_gen_steps;
-    if !stop.load(Ordering::Relaxed) && done > 0 && !due(done) {
+    if !stop.load(Ordering::Relaxed) && done > 0 && !schedule.arena_due(done) {
         nn::set_cpu_threads(config.net.cpu_threads);
         if let Some(report) = s.arena.rate(last_step, &checkpoint_at(run, last_step)?)? {
             s.print_report(&report, done)?;
@@ -245,9 +256,8 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
             return Ok(None);
         }
         let positions = trainer.positions_generated().saturating_sub(positions_before);
-        let due = g % schedule.arena_every == 0 || g == schedule.generations;
         let mut report = None;
-        if due {
+        if schedule.arena_due(g) {
             nn::set_cpu_threads(self.config.net.cpu_threads);
             report = self.arena.rate(target_step, &checkpoint_at(self.run, target_step)?)?;
             if report.is_none() {
@@ -409,19 +419,46 @@ mod tests {
     #[test]
     fn the_expected_steps_follow_the_count_and_the_clock() {
         let secs = Duration::from_secs;
-        let timed = RunSchedule { generations: 0, max_minutes: 10.0, ..RunSchedule::default() };
+        let timed = RunSchedule { generations: 0, max_minutes: 10.0, arena_every: 1, ..RunSchedule::default() };
         // Nothing timed yet and no count: unknown.
-        assert_eq!(expected_steps(&timed, 300, 0, secs(5), None), u64::MAX);
+        assert_eq!(expected_steps(&timed, 300, 0, secs(5), &[]), u64::MAX);
         // 2 generations done in 120 s at 60 s each: 480 s left fit 8 more, 10 in all.
-        assert_eq!(expected_steps(&timed, 300, 2, secs(120), Some(secs(60))), 3000);
+        let minute = [(secs(60), true); 2];
+        assert_eq!(expected_steps(&timed, 300, 2, secs(120), &minute), 3000);
         // Slower generations shorten the horizon; the one about to start always counts.
-        assert_eq!(expected_steps(&timed, 300, 2, secs(120), Some(secs(200))), 1200);
-        assert_eq!(expected_steps(&timed, 300, 9, secs(599), Some(secs(60))), 3000);
+        let slow = [(secs(200), true); 2];
+        assert_eq!(expected_steps(&timed, 300, 2, secs(120), &slow), 1200);
+        assert_eq!(expected_steps(&timed, 300, 9, secs(599), &minute), 3000);
         // A count caps it, with or without a clock.
         let counted = RunSchedule { generations: 5, ..timed.clone() };
-        assert_eq!(expected_steps(&counted, 300, 2, secs(120), Some(secs(60))), 1500);
-        let counted = RunSchedule { generations: 5, max_minutes: 0.0, ..timed };
-        assert_eq!(expected_steps(&counted, 300, 0, secs(0), None), 1500);
+        assert_eq!(expected_steps(&counted, 300, 2, secs(120), &minute), 1500);
+        let counted = RunSchedule { generations: 5, max_minutes: 0.0, ..timed.clone() };
+        assert_eq!(expected_steps(&counted, 300, 0, secs(0), &[]), 1500);
+        // Generations that took no time say nothing about the clock.
+        assert_eq!(expected_steps(&timed, 300, 2, secs(0), &[(Duration::ZERO, true); 2]), u64::MAX);
+    }
+
+    #[test]
+    fn the_expected_steps_cost_the_arena_generations_to_come() {
+        let secs = Duration::from_secs;
+        // 13 minutes, the arena every 10th generation: nine plain generations of 30 s and the
+        // tenth, with the arena, of 120 s: 390 s gone, 390 s left.
+        let schedule = RunSchedule { generations: 0, max_minutes: 13.0, arena_every: 10, ..RunSchedule::default() };
+        let mut times = vec![(secs(30), false); 9];
+        times.push((secs(120), true));
+        // Generations 11-19 take 270 s and the 20th, with the arena, 120 s: 780 s, exactly the
+        // budget; the 21st would not start.
+        assert_eq!(expected_steps(&schedule, 300, 10, secs(390), &times), 20 * 300);
+        // Five plain generations on, 240 s left: four plain ones and the arena's fit. A mean of
+        // all (36 s) would expect six more, 21 in all, and the rate would fall short of its floor.
+        times.extend([(secs(30), false); 5]);
+        assert_eq!(expected_steps(&schedule, 300, 15, secs(540), &times), 20 * 300);
+        // The scheduler's own rule agrees: it starts the 20th generation and not the 21st.
+        assert!(schedule.within_budget(secs(390 + 270), next_generation_time(&times, schedule.arena_due(20))));
+        assert!(!schedule.within_budget(secs(780), next_generation_time(&times, schedule.arena_due(21))));
+        // A second slower: the 20th no longer fits, and the 19th ends the run (the scheduler
+        // stops at the first generation that would overrun, even if a plainer one would fit).
+        assert_eq!(expected_steps(&schedule, 300, 15, secs(541), &times), 19 * 300);
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //! budget goes into self-play and training and every checkpoint is rated once, in the
 //! experiment's ladder. An arm may not set those keys itself.
 
-use crate::config::{self, GameName, MAX_CONFIG_BYTES, RunConfig};
+use crate::config::{self, GameName, MAX_CONFIG_BYTES, MAX_MINUTES, RunConfig};
 use crate::error::PipelineError;
 use arena::AgentSpec;
 use serde::{Deserialize, Serialize};
@@ -52,7 +52,7 @@ pub const CONTROLLED_KEYS: [&str; 6] =
 pub struct Spec {
     /// The experiment's name (titles of the results and the plot).
     pub name: String,
-    /// Wall-clock minutes of every run, passed as its `run.max_minutes`. Range (0, 10^6].
+    /// Wall-clock minutes of every run, passed as its `run.max_minutes`. Range (0, 525,600] (a year).
     pub budget_minutes: f64,
     /// The seeds each arm is trained with, one run per seed. At least one, no repeats.
     pub seeds: Vec<u64>,
@@ -204,8 +204,8 @@ impl Spec {
 }
 
 fn check_budget(minutes: f64) -> Result<()> {
-    if !(minutes > 0.0 && minutes <= 1e6) {
-        return Err(bad(format!("budget_minutes = {minutes} is outside (0, 10^6]")));
+    if !(minutes > 0.0 && minutes <= MAX_MINUTES) {
+        return Err(bad(format!("budget_minutes = {minutes} is outside (0, {MAX_MINUTES}] (the most is a year)")));
     }
     Ok(())
 }
