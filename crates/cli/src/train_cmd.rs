@@ -54,10 +54,10 @@ fn run_game<G: Encode>(args: &TrainArgs, run: &RunDir, config: &RunConfig) -> Re
         G::NAME,
         trainer.net().config().architecture(),
         nn::device::device_name(trainer.net().device()),
-        format!("{:?}", t.optimizer).to_lowercase(),
+        t.optimizer,
         t.batch_size,
         t.learning_rate,
-        format!("{:?}", t.schedule).to_lowercase(),
+        t.schedule,
         match trainer.last_checkpoint() {
             Some(l) => format!("resuming at step {} from {}", l.step, l.weights),
             None => "starting from fresh weights".to_owned(),
@@ -140,7 +140,7 @@ pub fn bench(args: &BenchTrainArgs) -> Result<()> {
         },
         config.net.architecture(),
         config.train.batch_size,
-        format!("{:?}", config.train.optimizer).to_lowercase(),
+        config.train.optimizer,
         config.train.loader_threads,
     );
     let mut progress = |line: String| println!("{line}");

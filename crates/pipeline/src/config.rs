@@ -241,7 +241,7 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<RunConfig> {
         return Err(bad(format!(
             "run.fit_cosine = true fits a cosine schedule to the run, but train.schedule is \"{}\": set \
              train.schedule = \"cosine\" or run.fit_cosine = false",
-            format!("{:?}", config.train.schedule).to_lowercase()
+            config.train.schedule
         )));
     }
     if config.fits_cosine() && config.run.generations == 0 && config.run.max_minutes == 0.0 {

@@ -133,6 +133,23 @@ pub enum PolicyTarget {
     Visits,
 }
 
+/// The TOML names (`"sgd"`, `"cosine"`, `"auto"`, ...), which messages and logs use too.
+macro_rules! display_as_toml {
+    ($($kind:ty { $($variant:ident => $name:literal),+ })+) => {$(
+        impl fmt::Display for $kind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self { $(Self::$variant => $name),+ })
+            }
+        }
+    )+};
+}
+
+display_as_toml! {
+    OptimizerKind { Sgd => "sgd", Adamw => "adamw" }
+    Schedule { Constant => "constant", Step => "step", Cosine => "cosine" }
+    PolicyTarget { Auto => "auto", Visits => "visits" }
+}
+
 /// How the trainer samples and optimises. Units: a *step* is one optimiser update on one batch;
 /// a *position* (or sample) is one recorded (state, pi, z, root value, improved policy) of a
 /// shard.
@@ -384,6 +401,18 @@ mod tests {
         // A horizon of 200 instead: halfway at step 100, the floor at 200.
         assert!((c.learning_rate_over(100, 200) - 0.55).abs() < 1e-12);
         assert!((c.learning_rate_over(200, 200) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn names_shown_are_the_toml_names() {
+        fn check<T: fmt::Display + Serialize>(values: &[T]) {
+            for v in values {
+                assert_eq!(serde_json::to_string(v).expect("serialises"), format!("\"{v}\""));
+            }
+        }
+        check(&[OptimizerKind::Sgd, OptimizerKind::Adamw]);
+        check(&[Schedule::Constant, Schedule::Step, Schedule::Cosine]);
+        check(&[PolicyTarget::Auto, PolicyTarget::Visits]);
     }
 
     #[test]

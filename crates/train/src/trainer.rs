@@ -499,7 +499,7 @@ impl<G: Encode> Trainer<G> {
             step: self.step,
             weights: weights.clone(),
             optimizer_state,
-            optimizer: format!("{:?}", self.setup.train.optimizer).to_lowercase(),
+            optimizer: self.setup.train.optimizer.to_string(),
             parent: self.parent.clone(),
             samples_seen: self.samples_seen,
             positions_generated: self.positions_generated(),
