@@ -12,9 +12,9 @@
 //!    checkpoint's time). **Every run gets exactly one uninterrupted budget**: a done run is
 //!    skipped, and a run folder without the record (interrupted) is removed and trained again
 //!    from scratch. The scheduler starts no generation that would end past the budget (judged
-//!    by the generations so far of its kind, with the arena or without), so a run ends within about one generation of it; the
-//!    record keeps its exact wall time. Runs go one after another on the same machine, each with
-//!    the whole machine.
+//!    by the generations so far of its kind, with the arena or without), so a run ends within
+//!    about one generation of it; the record keeps its exact wall time. Runs go one after
+//!    another on the same machine, each with the whole machine.
 //! 2. **The ladder** ([`ladder`]): the rated checkpoints of every done run (each run's last, or
 //!    every generation checkpoint) play every anchor, and neighbouring anchors play each other;
 //!    each finished pairing is a line of `ladder/pairings.jsonl`, and a resumed ladder plays
