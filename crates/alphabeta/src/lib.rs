@@ -13,10 +13,12 @@ pub mod bench;
 pub mod book;
 pub mod draughts_eval;
 mod search;
+pub mod teacher;
 mod tt;
 pub mod xiangqi_eval;
 
 pub use search::{Limits, Score, SearchInfo, SearchResult, Searcher};
+pub use teacher::LeafTeacher;
 pub use tt::TranspositionTable;
 
 use game::Outcome;
