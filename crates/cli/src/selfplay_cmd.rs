@@ -61,7 +61,11 @@ pub fn run(args: &SelfplayArgs) -> Result<()> {
     }
 }
 
-fn run_game<G: encode::Encode>(args: &SelfplayArgs, run: &RunDir, config: &RunConfig) -> Result<()> {
+fn run_game<G: encode::Encode + alphabeta::SearchGame>(
+    args: &SelfplayArgs,
+    run: &RunDir,
+    config: &RunConfig,
+) -> Result<()> {
     let mut sp = config.selfplay.clone();
     if let Some(workers) = args.workers {
         sp.workers = workers;
@@ -75,9 +79,9 @@ fn run_game<G: encode::Encode>(args: &SelfplayArgs, run: &RunDir, config: &RunCo
     let stop = crate::signals::stop_flag_for(run, "stopping: writing the finished games")?;
     generation_zero::<G>(run, config, &lease_options(), &stop)?;
     let instance = args.instance.unwrap_or_else(pipeline::selfplay::random_instance);
-    let source = CheckpointSource::<G>::start(run, config, follow)?;
+    let source = CheckpointSource::<G>::start(run, config, follow)?.with_leaf_teacher(&sp);
     eprintln!(
-        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move, instance {instance}",
+        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move{}, instance {instance}",
         G::NAME,
         selfplay::ModelSource::current(&source).id,
         match follow {
@@ -86,7 +90,8 @@ fn run_game<G: encode::Encode>(args: &SelfplayArgs, run: &RunDir, config: &RunCo
         },
         sp.workers,
         sp.games_in_flight,
-        sp.simulations
+        sp.simulations,
+        sp.leaf_teacher_note()
     );
     let job = pipeline::selfplay::Job {
         run,

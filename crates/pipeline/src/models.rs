@@ -225,6 +225,21 @@ impl<G: Encode> CheckpointSource<G> {
     }
 }
 
+impl<G: Encode + alphabeta::SearchGame> CheckpointSource<G> {
+    /// The same source with `selfplay.leaf_teacher` applied: every evaluation mixed with the
+    /// alpha-beta engine's capture search ([`alphabeta::LeafTeacher`]) when the weight is above
+    /// 0, the net alone otherwise. Checkpoints picked up later are served through it too.
+    #[must_use]
+    pub fn with_leaf_teacher(mut self, selfplay: &selfplay::SelfplayConfig) -> CheckpointSource<G> {
+        if selfplay.leaf_teacher > 0.0 {
+            let net = Arc::clone(&self.evaluator);
+            self.evaluator =
+                Arc::new(alphabeta::LeafTeacher::new(net, selfplay.leaf_teacher, selfplay.leaf_teacher_scale));
+        }
+        self
+    }
+}
+
 impl<G: Encode> ModelSource<G> for CheckpointSource<G> {
     fn current(&self) -> Model<G> {
         let id = match self.current.lock() {
@@ -303,6 +318,43 @@ mod tests {
         std::fs::write(run.checkpoints().join("4.json"), b"{}").expect("writes");
         let e = generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect_err("damaged");
         assert!(e.to_string().contains("generation 0") && e.to_string().contains("step 4"), "{e}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn the_leaf_teacher_mixes_the_served_values() {
+        let root = std::env::temp_dir().join(format!("qizero-teacher-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let run = RunDir::new(&root);
+        run.create().expect("creates");
+        let (config, lease, stop) = (config(), LeaseOptions::on("here"), AtomicBool::new(false));
+        std::fs::write(run.config(), crate::config::to_toml(&config).expect("writes")).expect("writes the config");
+        generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("writes generation 0");
+        // Red's rook takes black's, which nothing retakes: the capture search reads a rook up.
+        let game = xiangqi::Game::from_fen("5k3/9/9/9/4r4/9/9/9/9/3KR4 w - - 0 1").expect("fen");
+        let moves = game.legal_moves();
+        let batch = [mcts::EvalRequest { game: &game, moves: moves.as_ref() }];
+        let value = |weight: f32| {
+            let selfplay = selfplay::SelfplayConfig { leaf_teacher: weight, ..selfplay::SelfplayConfig::default() };
+            let source = CheckpointSource::<xiangqi::Game>::start(&run, &config, Follow::Latest)
+                .expect("serves generation 0")
+                .with_leaf_teacher(&selfplay);
+            let out = source.current().evaluator.evaluate(&batch).expect("evaluates");
+            (out[0].value, out[0].priors.clone())
+        };
+        let (net, net_priors) = value(0.0);
+        let (taught, taught_priors) = value(1.0);
+        let (half, _) = value(0.5);
+        let teacher = (alphabeta::LeafTeacher::<xiangqi::Game>::new(
+            Arc::new(mcts::UniformEvaluator),
+            1.0,
+            selfplay::SelfplayConfig::default().leaf_teacher_scale,
+        ))
+        .teacher_value(&game);
+        assert!(teacher > 0.8, "a rook up: {teacher}");
+        assert!((taught - teacher).abs() < 1e-5, "weight 1: the capture search alone ({taught} against {teacher})");
+        assert!((half - 0.5 * (net + teacher)).abs() < 1e-4, "weight 0.5: {half} from {net} and {teacher}");
+        assert_eq!(net_priors, taught_priors, "the priors are the net's");
         let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -139,7 +139,7 @@ pub fn run<G: ArenaGame + Encode>(
     };
     reporter.say(&format!(
         "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
-         self-play with the {} checkpoint; arena every {} generation(s), gate {}{}",
+         self-play with the {} checkpoint{}; arena every {} generation(s), gate {}{}",
         G::NAME,
         config.net.architecture(),
         run.root().display(),
@@ -149,6 +149,7 @@ pub fn run<G: ArenaGame + Encode>(
             SelfplayModel::Latest => "newest",
             SelfplayModel::Best => "best",
         },
+        config.selfplay.leaf_teacher_note(),
         schedule.arena_every,
         s.arena.gate().describe(),
         if config.fits_cosine() { "; the cosine learning rate fitted to the run's length" } else { "" },
@@ -270,7 +271,8 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
     /// Plays `games` self-play games for generation `g` with the model `run.selfplay_model`
     /// names; `have` games are in the shards already.
     fn selfplay(&self, step: u64, games: u64, g: u64, have: u64) -> Result<(), PipelineError> {
-        let source = CheckpointSource::<G>::start(self.run, self.config, self.config.run.selfplay_model)?;
+        let source = CheckpointSource::<G>::start(self.run, self.config, self.config.run.selfplay_model)?
+            .with_leaf_teacher(&self.config.selfplay);
         let id = selfplay::ModelSource::current(&source).id;
         // Unique per generation and per games already written: a resumed phase plays new games.
         let instance = (g << 40) ^ have ^ self.config.seed.rotate_left(17);

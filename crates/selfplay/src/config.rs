@@ -49,6 +49,16 @@ pub struct SelfplayConfig {
     /// between games, and a newer model is picked up at once. Seconds. Default 30, range
     /// [0, 86400]; 0 looks after every game.
     pub model_poll_seconds: f64,
+    /// Weight of the alpha-beta engine's capture search in every leaf value of self-play's
+    /// search: value = (1 - w) x net + w x tanh(quiescence / `leaf_teacher_scale`), AlphaGo's
+    /// mixed leaf evaluation with a capture search for the rollout. It reaches the training
+    /// data through the search (improved policies, root values, the games played); play and
+    /// the arena use the net alone. Default 0 (off), range [0, 1].
+    pub leaf_teacher: f32,
+    /// Scale of the capture search's score in `leaf_teacher`: hundredths of the unit piece
+    /// (a xiangqi soldier, a draughts man) that read tanh(1) = 0.76. Default 600, range
+    /// [1, 100000].
+    pub leaf_teacher_scale: f32,
 }
 
 impl Default for SelfplayConfig {
@@ -65,6 +75,8 @@ impl Default for SelfplayConfig {
             resign_plies: 3,
             no_resign_fraction: 0.1,
             model_poll_seconds: 30.0,
+            leaf_teacher: 0.0,
+            leaf_teacher_scale: 600.0,
         }
     }
 }
@@ -113,7 +125,23 @@ impl SelfplayConfig {
         check("resign_plies", self.resign_plies.into(), 1.0, false, 1000.0)?;
         check("no_resign_fraction", self.no_resign_fraction.into(), 0.0, false, 1.0)?;
         check("model_poll_seconds", self.model_poll_seconds, 0.0, false, 86_400.0)?;
+        check("leaf_teacher", self.leaf_teacher.into(), 0.0, false, 1.0)?;
+        check("leaf_teacher_scale", self.leaf_teacher_scale.into(), 1.0, false, 100_000.0)?;
         Ok(())
+    }
+
+    /// How self-play's leaf values are made, for a run's or a job's opening line: empty with the
+    /// net alone, else the teacher's weight and scale.
+    #[must_use]
+    pub fn leaf_teacher_note(&self) -> String {
+        if self.leaf_teacher > 0.0 {
+            format!(
+                "; leaf values mixed with the alpha-beta capture search at {} (scale {})",
+                self.leaf_teacher, self.leaf_teacher_scale
+            )
+        } else {
+            String::new()
+        }
     }
 
     /// True when playout-cap randomisation is on (some moves get a cheap, unrecorded search).
@@ -132,6 +160,9 @@ mod tests {
         let c = SelfplayConfig::default();
         assert_eq!(c.validate(), Ok(()));
         assert!(!c.playout_cap());
+        assert_eq!(c.leaf_teacher_note(), "");
+        let c = SelfplayConfig { leaf_teacher: 0.5, ..SelfplayConfig::default() };
+        assert_eq!(c.leaf_teacher_note(), "; leaf values mixed with the alpha-beta capture search at 0.5 (scale 600)");
     }
 
     #[test]
@@ -146,5 +177,12 @@ mod tests {
         assert_eq!(c.validate().map_err(|e| e.field), Err("no_resign_fraction"));
         let c = SelfplayConfig { games_in_flight: 0, ..SelfplayConfig::default() };
         assert_eq!(c.validate().map_err(|e| e.field), Err("games_in_flight"));
+        let c = SelfplayConfig { leaf_teacher: 1.5, ..SelfplayConfig::default() };
+        assert_eq!(
+            c.validate().map_err(|e| e.to_string()),
+            Err("selfplay.leaf_teacher = 1.5 is outside its range [0, 1]".into())
+        );
+        let c = SelfplayConfig { leaf_teacher_scale: 0.0, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("leaf_teacher_scale"));
     }
 }

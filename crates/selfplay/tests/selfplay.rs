@@ -37,6 +37,7 @@ fn micro() -> SelfplayConfig {
         resign_plies: 2,
         no_resign_fraction: 0.5,
         model_poll_seconds: 0.0,
+        ..SelfplayConfig::default()
     }
 }
 
