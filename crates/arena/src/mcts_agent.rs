@@ -83,6 +83,12 @@ impl<G: SearchGame> MctsAgent<G> {
                 .map_err(|message| AgentError::Checkpoint { path: path.display().to_string(), message })?,
             None => Arc::new(UniformEvaluator),
         };
+        let evaluator: Arc<dyn Evaluator<G>> = if spec.teacher_percent > 0 {
+            let weight = spec.teacher_percent as f32 / 100.0;
+            Arc::new(alphabeta::LeafTeacher::new(evaluator, weight, alphabeta::teacher::DEFAULT_SCALE))
+        } else {
+            evaluator
+        };
         Ok(MctsAgent::with_evaluator(name, evaluator, spec, seed))
     }
 

@@ -18,6 +18,8 @@
 //!                                         its draws (Sequential Halving, greedy choice)
 //!     prove=true|false (false)            look one move ahead at every new node: a node whose
 //!                                         side to move can mate is proven, never evaluated
+//!     teach=W (0)                         mix the alpha-beta engine's capture search into
+//!                                         every leaf value at weight W in [0, 1]
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime; on a
 //!                                         clock, the clocks are sent as well or instead)
@@ -70,6 +72,9 @@ pub struct MctsSpec {
     /// Look one move ahead at every new node (`prove=true`; [`mcts::MctsParams::prove_leaves`]).
     /// Default false.
     pub prove_leaves: bool,
+    /// Weight of the alpha-beta engine's capture search in every leaf value, in percent
+    /// (`teach=0.5` is 50; [`alphabeta::LeafTeacher`]). Default 0: the net alone.
+    pub teacher_percent: u32,
 }
 
 /// The kinds of agent, with their configuration.
@@ -175,7 +180,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
-const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root, prove";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root, prove, teach";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -302,8 +307,15 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec =
-        MctsSpec { checkpoint: None, simulations: 200, batch: 1, reuse: true, gumbel: false, prove_leaves: false };
+    let mut spec = MctsSpec {
+        checkpoint: None,
+        simulations: 200,
+        batch: 1,
+        reuse: true,
+        gumbel: false,
+        prove_leaves: false,
+        teacher_percent: 0,
+    };
     for (name, value) in options(body.unwrap_or_default()) {
         match name {
             "ckpt" => match value {
@@ -324,6 +336,12 @@ fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
                     Some("true") => true,
                     Some("false") => false,
                     _ => return Err(bad(name, value, "true or false")),
+                }
+            }
+            "teach" => {
+                spec.teacher_percent = match value.and_then(|v| v.parse::<f64>().ok()) {
+                    Some(w) if (0.0..=1.0).contains(&w) => (w * 100.0).round() as u32,
+                    _ => return Err(bad(name, value, "a weight from 0 to 1")),
                 }
             }
             "root" => {
@@ -394,7 +412,8 @@ mod tests {
                 batch: 1,
                 reuse: true,
                 gumbel: false,
-                prove_leaves: false
+                prove_leaves: false,
+                teacher_percent: 0
             })
         );
         assert_eq!(
@@ -405,7 +424,8 @@ mod tests {
                 batch: 1,
                 reuse: true,
                 gumbel: false,
-                prove_leaves: false
+                prove_leaves: false,
+                teacher_percent: 0
             })
         );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
@@ -450,6 +470,11 @@ mod tests {
             AgentSpec::parse("mcts:prove=true").map(|s| s.kind),
             Ok(AgentKind::Mcts(MctsSpec { prove_leaves: true, gumbel: false, .. }))
         ));
+        assert!(matches!(
+            AgentSpec::parse("mcts:teach=0.25").map(|s| s.kind),
+            Ok(AgentKind::Mcts(MctsSpec { teacher_percent: 25, .. }))
+        ));
+        assert!(err("mcts:teach=2").starts_with("bad option teach=2: expected a weight from 0 to 1"));
         assert!(err("mcts:prove=yes").starts_with("bad option prove=yes: expected true or false"));
         assert!(err("mcts:root=alphazero").starts_with("bad option root=alphazero: expected puct or gumbel"));
         assert!(err("mcts:ckpt=").starts_with("bad option ckpt="));
