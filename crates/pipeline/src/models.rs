@@ -291,12 +291,19 @@ mod tests {
         crate::config::parse(text, &[]).expect("parses")
     }
 
-    #[test]
-    fn generation_zero_is_written_once_and_a_run_without_it_is_refused() {
-        let root = std::env::temp_dir().join(format!("qizero-gen0-{}", std::process::id()));
+    /// A new, empty run directory under the temp folder (`tag` keeps tests apart), its root
+    /// to remove at the end.
+    fn fresh_run(tag: &str) -> (PathBuf, RunDir) {
+        let root = std::env::temp_dir().join(format!("qizero-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let run = RunDir::new(&root);
         run.create().expect("creates");
+        (root, run)
+    }
+
+    #[test]
+    fn generation_zero_is_written_once_and_a_run_without_it_is_refused() {
+        let (root, run) = fresh_run("gen0");
         let (config, lease, stop) = (config(), LeaseOptions::on("here"), AtomicBool::new(false));
         // The run's config.toml as another build printed it: the checkpoint hashes that file.
         let written = format!("# printed by another build\n{}", crate::config::to_toml(&config).expect("writes"));
@@ -323,10 +330,7 @@ mod tests {
 
     #[test]
     fn the_leaf_teacher_mixes_the_served_values() {
-        let root = std::env::temp_dir().join(format!("qizero-teacher-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let run = RunDir::new(&root);
-        run.create().expect("creates");
+        let (root, run) = fresh_run("teacher");
         let (config, lease, stop) = (config(), LeaseOptions::on("here"), AtomicBool::new(false));
         std::fs::write(run.config(), crate::config::to_toml(&config).expect("writes")).expect("writes the config");
         generation_zero::<xiangqi::Game>(&run, &config, &lease, &stop).expect("writes generation 0");
