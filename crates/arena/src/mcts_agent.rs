@@ -99,6 +99,7 @@ impl<G: SearchGame> MctsAgent<G> {
             batch: spec.batch,
             tree_reuse: spec.reuse,
             gumbel_root: spec.gumbel,
+            gumbel_considered: spec.considered,
             prove_leaves: spec.prove_leaves,
             ..NetSettings::default()
         };

@@ -20,6 +20,8 @@
 //!                                         side to move can mate is proven, never evaluated
 //!     teach=W (0)                         mix the alpha-beta engine's capture search into
 //!                                         every leaf value at weight W in [0, 1]
+//!     considered=N (16)                   root=gumbel: the moves of the highest priors that
+//!                                         Sequential Halving starts from, 1 to 256
 //! hub:PROGRAM [ARG...][,OPT,...]          an external Hub (Scan protocol v2) draughts engine
 //!     movetime=MS  depth=N  nodes=N       what to ask for (none: the match's movetime; on a
 //!                                         clock, the clocks are sent as well or instead)
@@ -75,6 +77,26 @@ pub struct MctsSpec {
     /// Weight of the alpha-beta engine's capture search in every leaf value, in percent
     /// (`teach=0.5` is 50; [`alphabeta::LeafTeacher`]). Default 0: the net alone.
     pub teacher_percent: u32,
+    /// With the Gumbel root, the moves of the highest priors it considers (`considered=N`,
+    /// [`mcts::MctsParams::gumbel_considered`]). Default 16, as in training.
+    pub considered: u32,
+}
+
+impl Default for MctsSpec {
+    /// No checkpoint, 200 simulations, one leaf per call, tree reuse, the PUCT root, no
+    /// proofs, no teacher, 16 moves considered: what `mcts` alone says.
+    fn default() -> MctsSpec {
+        MctsSpec {
+            checkpoint: None,
+            simulations: 200,
+            batch: 1,
+            reuse: true,
+            gumbel: false,
+            prove_leaves: false,
+            teacher_percent: 0,
+            considered: mcts::MctsParams::default().gumbel_considered,
+        }
+    }
 }
 
 /// The kinds of agent, with their configuration.
@@ -180,7 +202,7 @@ impl fmt::Display for AgentSpec {
 
 const ALPHABETA_OPTIONS: &str = "depth, movetime, nodes, hash, book";
 const RANDOM_OPTIONS: &str = "seed";
-const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root, prove, teach";
+const MCTS_OPTIONS: &str = "ckpt, sims, batch, reuse, root, prove, teach, considered";
 
 impl AgentSpec {
     /// Reads a spec; see the module docs for the grammar.
@@ -307,15 +329,7 @@ fn parse_alphabeta(body: Option<&str>) -> Result<AgentKind, SpecError> {
 }
 
 fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
-    let mut spec = MctsSpec {
-        checkpoint: None,
-        simulations: 200,
-        batch: 1,
-        reuse: true,
-        gumbel: false,
-        prove_leaves: false,
-        teacher_percent: 0,
-    };
+    let mut spec = MctsSpec::default();
     for (name, value) in options(body.unwrap_or_default()) {
         match name {
             "ckpt" => match value {
@@ -324,6 +338,7 @@ fn parse_mcts(body: Option<&str>) -> Result<AgentKind, SpecError> {
             },
             "sims" => spec.simulations = number(name, value, 1, 10_000_000, "a whole number from 1")?,
             "batch" => spec.batch = number(name, value, 1, 1024, "a whole number from 1 to 1024")?,
+            "considered" => spec.considered = number(name, value, 1, 256, "a whole number from 1 to 256")?,
             "reuse" => {
                 spec.reuse = match value {
                     Some("true") => true,
@@ -413,7 +428,8 @@ mod tests {
                 reuse: true,
                 gumbel: false,
                 prove_leaves: false,
-                teacher_percent: 0
+                teacher_percent: 0,
+                considered: 16
             })
         );
         assert_eq!(
@@ -425,7 +441,8 @@ mod tests {
                 reuse: true,
                 gumbel: false,
                 prove_leaves: false,
-                teacher_percent: 0
+                teacher_percent: 0,
+                considered: 16
             })
         );
         assert_eq!(AgentSpec::parse("random:seed=7").expect("parses").kind, AgentKind::Random { seed: 7 });
@@ -474,6 +491,12 @@ mod tests {
             AgentSpec::parse("mcts:teach=0.25").map(|s| s.kind),
             Ok(AgentKind::Mcts(MctsSpec { teacher_percent: 25, .. }))
         ));
+        assert!(matches!(
+            AgentSpec::parse("mcts:root=gumbel,considered=256").map(|s| s.kind),
+            Ok(AgentKind::Mcts(MctsSpec { considered: 256, gumbel: true, .. }))
+        ));
+        assert!(err("mcts:considered=0").starts_with("bad option considered=0: expected a whole number from 1 to 256"));
+        assert!(err("mcts:considered=257").starts_with("bad option considered=257"));
         assert!(err("mcts:teach=2").starts_with("bad option teach=2: expected a weight from 0 to 1"));
         assert!(err("mcts:prove=yes").starts_with("bad option prove=yes: expected true or false"));
         assert!(err("mcts:root=alphazero").starts_with("bad option root=alphazero: expected puct or gumbel"));

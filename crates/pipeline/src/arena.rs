@@ -269,7 +269,7 @@ impl<'a, G: ArenaGame + Encode> Arena<'a, G> {
                 reuse: true,
                 gumbel: self.arena.root == mcts::Root::Gumbel,
                 prove_leaves: self.arena.prove_leaves,
-                teacher_percent: 0,
+                ..MctsSpec::default()
             }),
         }
     }

@@ -94,6 +94,10 @@ pub struct NetSettings {
     /// sample while the temperature applies). Searches limited by time or depth stay PUCT.
     /// Default false.
     pub gumbel_root: bool,
+    /// `GumbelConsidered` / `gumbel-considered`: with `GumbelRoot`, the moves of the highest
+    /// priors that Sequential Halving starts from ([`MctsParams::gumbel_considered`]).
+    /// 1..=256; default 16, as the nets are trained.
+    pub gumbel_considered: u32,
     /// `ProveLeaves` / `prove-leaves`: look one move ahead at every new node and prove the
     /// ones where the side to move can mate ([`MctsParams::prove_leaves`]). Default false.
     pub prove_leaves: bool,
@@ -113,6 +117,7 @@ impl Default for NetSettings {
             temperature_plies: 30,
             tree_reuse: true,
             gumbel_root: false,
+            gumbel_considered: MctsParams::default().gumbel_considered,
             prove_leaves: false,
             move_overhead: Duration::from_millis(50),
         }
@@ -132,6 +137,7 @@ impl NetSettings {
             temperature_plies: 0,
             final_temperature: 0.0,
             prove_leaves: self.prove_leaves,
+            gumbel_considered: self.gumbel_considered,
             ..MctsParams::default()
         }
     }

@@ -42,7 +42,7 @@ pub struct NetOption {
 }
 
 /// Every option of the net searcher, in the order the handshakes list them.
-pub const NET_OPTIONS: [NetOption; 11] = [
+pub const NET_OPTIONS: [NetOption; 12] = [
     NetOption { uci: "WeightsFile", hub: "weights", kind: OptionKind::Path },
     NetOption { uci: "Simulations", hub: "simulations", kind: OptionKind::Int { min: 1, max: MAX_VISITS as u64 } },
     NetOption { uci: "CPuct", hub: "c-puct", kind: OptionKind::Real { min: 0.01, max: 10.0 } },
@@ -52,6 +52,7 @@ pub const NET_OPTIONS: [NetOption; 11] = [
     NetOption { uci: "TempPlies", hub: "temp-plies", kind: OptionKind::Int { min: 0, max: 10_000 } },
     NetOption { uci: "TreeReuse", hub: "tree-reuse", kind: OptionKind::Bool },
     NetOption { uci: "GumbelRoot", hub: "gumbel-root", kind: OptionKind::Bool },
+    NetOption { uci: "GumbelConsidered", hub: "gumbel-considered", kind: OptionKind::Int { min: 1, max: 256 } },
     NetOption { uci: "ProveLeaves", hub: "prove-leaves", kind: OptionKind::Bool },
     NetOption {
         uci: "MoveOverhead",
@@ -114,6 +115,7 @@ impl<G: Game> NetSearcher<G> {
             "TempPlies" => s.temperature_plies.to_string(),
             "TreeReuse" => s.tree_reuse.to_string(),
             "GumbelRoot" => s.gumbel_root.to_string(),
+            "GumbelConsidered" => s.gumbel_considered.to_string(),
             "ProveLeaves" => s.prove_leaves.to_string(),
             "MoveOverhead" => s.move_overhead.as_millis().to_string(),
             _ => return None,
@@ -138,6 +140,7 @@ impl<G: Game> NetSearcher<G> {
             ("TempPlies", OptionValue::Int(n)) => Box::new(move |s| s.temperature_plies = n as u32),
             ("TreeReuse", OptionValue::Bool(b)) => Box::new(move |s| s.tree_reuse = b),
             ("GumbelRoot", OptionValue::Bool(b)) => Box::new(move |s| s.gumbel_root = b),
+            ("GumbelConsidered", OptionValue::Int(n)) => Box::new(move |s| s.gumbel_considered = n as u32),
             ("ProveLeaves", OptionValue::Bool(b)) => Box::new(move |s| s.prove_leaves = b),
             ("MoveOverhead", OptionValue::Int(n)) => Box::new(move |s| s.move_overhead = Duration::from_millis(n)),
             _ => return Err(format!("{}: not a setting of this engine", option.uci)),

@@ -245,3 +245,24 @@ fn the_gumbel_root_halves_over_the_considered_moves() {
     visits.sort_unstable_by(|a, b| b.cmp(a));
     assert_ne!(visits.len(), 16, "{visits:?}");
 }
+
+/// `GumbelConsidered` sets how many moves the Sequential Halving plan starts from: with 256
+/// (more than the start's 44 legal moves) and 48 simulations every legal move is visited, where
+/// the default visits 16.
+#[test]
+fn gumbel_considered_widens_the_plan() {
+    let game = xiangqi::Game::new();
+    let settings = NetSettings { gumbel_root: true, batch: 4, ..NetSettings::default() };
+    let mut s = NetSearcher::with_evaluator(Arc::new(UniformEvaluator), settings, 1);
+    let option = net_option("gumbel-considered").expect("a listed option");
+    assert_eq!(s.option_value(option).as_deref(), Some("16"));
+    assert!(s.set_option(option, "0").is_err());
+    assert!(s.set_option(option, "257").is_err());
+    assert!(s.set_option(option, "256").is_ok());
+    assert_eq!(s.option_value(option).as_deref(), Some("256"));
+    think(&mut s, &game, &nodes(48));
+    let tree = s.tree.as_ref().expect("the tree is kept");
+    let visited = tree.root_stats().iter().filter(|m| m.visits > 0).count();
+    assert_eq!(visited, game.legal_moves().as_ref().len());
+    assert_eq!(visited, 44);
+}

@@ -100,7 +100,7 @@ fn mcts_spec(name: &str, path: &Path, simulations: u32, root: mcts::Root) -> Age
             reuse: true,
             gumbel: root == mcts::Root::Gumbel,
             prove_leaves: false,
-            teacher_percent: 0,
+            ..MctsSpec::default()
         }),
     }
 }
