@@ -17,10 +17,10 @@ pub struct MatchArgs {
     /// The game.
     #[arg(long, value_enum)]
     game: GameName,
-    /// Agent A, whose side the score is from: random, alphabeta[:depth=N,movetime=MS,nodes=N,
-    /// hash=MB,book=true], mcts[:ckpt=PATH,sims=N,batch=N,reuse=false,root=gumbel,considered=N,
-    /// prove=true,teach=W], uci:PROGRAM[,movetime=MS,ranks=1-10,Option=value...] (xiangqi) or
-    /// hub:PROGRAM[,...] (draughts). ckpt=default is the shipped model of the game; mcts without
+    /// Agent A, whose side the score is from: random,
+    /// alphabeta[:depth=N,movetime=MS,nodes=N,hash=MB,book=true],
+    /// mcts[:ckpt=PATH,sims=N,batch=N,reuse=false,root=gumbel,considered=N,prove=true,teach=W],
+    /// uci:PROGRAM[,movetime=MS,ranks=1-10,Option=value...] (xiangqi) or hub:PROGRAM[,...] (draughts). ckpt=default is the shipped model of the game; mcts without
     /// ckpt searches with the rules alone; considered=N is the Gumbel root's move count (16),
     /// prove=true its one-move mate look-ahead, teach=W the capture search mixed into leaf values.
     #[arg(long)]
