@@ -80,8 +80,9 @@ fn run_game<G: encode::Encode + alphabeta::SearchGame>(
     generation_zero::<G>(run, config, &lease_options(), &stop)?;
     let instance = args.instance.unwrap_or_else(pipeline::selfplay::random_instance);
     let source = CheckpointSource::<G>::start(run, config, follow)?.with_leaf_teacher(&sp);
+    let opponent = pipeline::selfplay::EngineOpponent::for_config(&sp);
     eprintln!(
-        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move{}, instance {instance}",
+        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move{}{}, instance {instance}",
         G::NAME,
         selfplay::ModelSource::current(&source).id,
         match follow {
@@ -91,13 +92,15 @@ fn run_game<G: encode::Encode + alphabeta::SearchGame>(
         sp.workers,
         sp.games_in_flight,
         sp.simulations,
-        sp.leaf_teacher_note()
+        sp.leaf_teacher_note(),
+        sp.opponent_note()
     );
     let job = pipeline::selfplay::Job {
         run,
         config,
         selfplay: &sp,
         source: &source,
+        opponent: opponent.as_ref().map(|o| o as &dyn selfplay::Opponent<G>),
         max_games: args.games,
         instance,
         stop: &stop,

@@ -139,7 +139,7 @@ pub fn run<G: ArenaGame + Encode>(
     };
     reporter.say(&format!(
         "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
-         self-play with the {} checkpoint{}; arena every {} generation(s), gate {}{}",
+         self-play with the {} checkpoint{}{}; arena every {} generation(s), gate {}{}",
         G::NAME,
         config.net.architecture(),
         run.root().display(),
@@ -150,6 +150,7 @@ pub fn run<G: ArenaGame + Encode>(
             SelfplayModel::Best => "best",
         },
         config.selfplay.leaf_teacher_note(),
+        config.selfplay.opponent_note(),
         schedule.arena_every,
         s.arena.gate().describe(),
         if config.fits_cosine() { "; the cosine learning rate fitted to the run's length" } else { "" },
@@ -274,6 +275,7 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
         let source = CheckpointSource::<G>::start(self.run, self.config, self.config.run.selfplay_model)?
             .with_leaf_teacher(&self.config.selfplay);
         let id = selfplay::ModelSource::current(&source).id;
+        let opponent = crate::selfplay::EngineOpponent::for_config(&self.config.selfplay);
         // Unique per generation and per games already written: a resumed phase plays new games.
         let instance = (g << 40) ^ have ^ self.config.seed.rotate_left(17);
         self.reporter.say(&format!("run: generation {g}: {games} self-play games with {id} (trainer at step {step})"));
@@ -282,6 +284,7 @@ impl<G: ArenaGame + Encode> Scheduler<'_, G> {
             config: self.config,
             selfplay: &self.config.selfplay,
             source: &source,
+            opponent: opponent.as_ref().map(|o| o as &dyn selfplay::Opponent<G>),
             max_games: Some(games),
             instance,
             stop: self.stop,

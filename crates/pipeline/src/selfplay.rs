@@ -8,9 +8,11 @@ use crate::metrics::{MetricsEvent, MetricsLog, SelfplayEvent};
 use crate::models::CheckpointSource;
 use crate::report::{Progress, Reporter};
 use crate::run_dir::RunDir;
+use alphabeta::{Limits, SearchGame, Searcher};
 use encode::Encode;
 use nn::{InferenceService, ServiceStats};
 use selfplay::{Observer, Selfplay, ShardReport, Totals};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,6 +26,8 @@ pub struct Job<'a, G: Encode> {
     pub selfplay: &'a selfplay::SelfplayConfig,
     /// The model source (and its inference service).
     pub source: &'a CheckpointSource<G>,
+    /// The fixed opponent of `selfplay.opponent_games` ([`EngineOpponent::for_config`]).
+    pub opponent: Option<&'a dyn selfplay::Opponent<G>>,
     /// Games to play in all; `None`: until `stop`.
     pub max_games: Option<u64>,
     /// The process-unique part of the worker seeds.
@@ -32,6 +36,45 @@ pub struct Job<'a, G: Encode> {
     pub stop: &'a AtomicBool,
     /// Where progress and the summary go.
     pub reporter: &'a dyn Reporter,
+}
+
+/// The alpha-beta engine as self-play's fixed opponent: a full-width search `depth` plies deep
+/// and the engine's capture search below it, the score read as `tanh(score / scale)` in the
+/// leaf teacher's units. Each call borrows a searcher (table and all) from a small pool, so
+/// that the workers search at once without sharing one.
+pub struct EngineOpponent {
+    depth: u32,
+    scale: f32,
+    pool: Mutex<Vec<Searcher>>,
+}
+
+impl EngineOpponent {
+    /// Table size of each pooled searcher, mebibytes (the arena's alpha-beta default).
+    const HASH_MB: usize = 16;
+
+    /// The opponent `selfplay` asks for: `None` when `opponent_games` is 0.
+    #[must_use]
+    pub fn for_config(selfplay: &selfplay::SelfplayConfig) -> Option<EngineOpponent> {
+        (selfplay.opponent_games > 0.0).then(|| EngineOpponent {
+            depth: selfplay.opponent_depth,
+            scale: selfplay.leaf_teacher_scale,
+            pool: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl<G: SearchGame> selfplay::Opponent<G> for EngineOpponent {
+    fn choose(&self, game: &G) -> Option<(G::Move, f32)> {
+        let pooled = self.pool.lock().ok().and_then(|mut pool| pool.pop());
+        let mut searcher = pooled.unwrap_or_else(|| Searcher::new(Self::HASH_MB));
+        let limits = Limits { depth: Some(self.depth), ..Limits::default() };
+        let result = searcher.search(game, &limits, |_| {});
+        if let Ok(mut pool) = self.pool.lock() {
+            pool.push(searcher);
+        }
+        let value = (result.raw_score as f32 / self.scale).tanh();
+        result.best.map(|mv| (mv, value))
+    }
 }
 
 /// A process-unique number for the worker seeds: the operating system's randomness (through
@@ -60,6 +103,7 @@ pub fn play<G: Encode>(job: &Job<'_, G>) -> Result<Totals, PipelineError> {
         config: job.selfplay,
         mcts: &job.config.mcts,
         source: job.source,
+        opponent: job.opponent,
         shard_dir: &shards,
         seed: job.config.seed,
         instance: job.instance,
@@ -171,6 +215,10 @@ fn summary(reporter: &dyn Reporter, t: &Totals, service: &InferenceService, befo
         t.repetitions,
         false_resign_text(t)
     ));
+    if t.opponent_games > 0 {
+        let (w, d, l) = t.opponent_record();
+        reporter.say(&format!("against the alpha-beta opponent (the net's view): W/D/L {w}/{d}/{l}"));
+    }
 }
 
 /// Writes a `selfplay` metrics line per shard and notes model changes above the progress bar.
@@ -216,5 +264,30 @@ impl Observer for MetricsObserver<'_> {
 
     fn model_changed(&self, id: &str) {
         self.bar.say(&format!("selfplay: now playing with model {id}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use game::Game as _;
+    use selfplay::Opponent as _;
+
+    #[test]
+    fn the_engine_opponent_takes_a_hanging_rook_and_says_so() {
+        assert!(EngineOpponent::for_config(&selfplay::SelfplayConfig::default()).is_none(), "off by default");
+        let config = selfplay::SelfplayConfig { opponent_games: 0.5, ..selfplay::SelfplayConfig::default() };
+        let opponent = EngineOpponent::for_config(&config).expect("on");
+        // Red's rook on e0 takes black's on e5, which nothing retakes.
+        let game = xiangqi::Game::from_fen("5k3/9/9/9/4r4/9/9/9/9/3KR4 w - - 0 1").expect("fen");
+        let (mv, value) = opponent.choose(&game).expect("a move");
+        assert_eq!(game.move_to_string(mv), "e0e5");
+        assert!(value > 0.7, "a rook up reads well above tanh(1): {value}");
+        // Again, with the searcher from the pool, and from the other side's view.
+        let game = xiangqi::Game::from_fen("3kr4/9/9/9/9/4R4/9/9/9/5K3 b - - 0 1").expect("fen");
+        let (mv, value) = opponent.choose(&game).expect("a move");
+        assert_eq!(game.move_to_string(mv), "e9e4");
+        assert!(value > 0.7, "{value}");
+        assert_eq!(opponent.pool.lock().expect("pool").len(), 1, "one searcher, reused");
     }
 }

@@ -59,6 +59,17 @@ pub struct SelfplayConfig {
     /// (a xiangqi soldier, a draughts man) that read tanh(1) = 0.76. Default 600, range
     /// [1, 100000].
     pub leaf_teacher_scale: f32,
+    /// Share of games, drawn per game, in which one side (either colour, drawn too) is a fixed
+    /// opponent: the alpha-beta engine at `opponent_depth` in the pipeline. The net's side is
+    /// searched and recorded as in any game; the games' results teach the value what the
+    /// engine punishes. Default 0 (off), range [0, 1].
+    pub opponent_games: f32,
+    /// Depth of the alpha-beta opponent's full-width search, plies (a capture search follows).
+    /// Default 1, range 1..=8.
+    pub opponent_depth: u32,
+    /// Whether the opponent's moves are recorded as samples too: its move as the policy
+    /// target (all of it), its search's score as the root value. Default true.
+    pub opponent_samples: bool,
 }
 
 impl Default for SelfplayConfig {
@@ -77,6 +88,9 @@ impl Default for SelfplayConfig {
             model_poll_seconds: 30.0,
             leaf_teacher: 0.0,
             leaf_teacher_scale: 600.0,
+            opponent_games: 0.0,
+            opponent_depth: 1,
+            opponent_samples: true,
         }
     }
 }
@@ -127,6 +141,8 @@ impl SelfplayConfig {
         check("model_poll_seconds", self.model_poll_seconds, 0.0, false, 86_400.0)?;
         check("leaf_teacher", self.leaf_teacher.into(), 0.0, false, 1.0)?;
         check("leaf_teacher_scale", self.leaf_teacher_scale.into(), 1.0, false, 100_000.0)?;
+        check("opponent_games", self.opponent_games.into(), 0.0, false, 1.0)?;
+        check("opponent_depth", self.opponent_depth.into(), 1.0, false, 8.0)?;
         Ok(())
     }
 
@@ -138,6 +154,22 @@ impl SelfplayConfig {
             format!(
                 "; leaf values mixed with the alpha-beta capture search at {} (scale {})",
                 self.leaf_teacher, self.leaf_teacher_scale
+            )
+        } else {
+            String::new()
+        }
+    }
+
+    /// The fixed opponent's share of the games, for a run's or a job's opening line: empty when
+    /// off.
+    #[must_use]
+    pub fn opponent_note(&self) -> String {
+        if self.opponent_games > 0.0 {
+            format!(
+                "; {}% of games against alpha-beta depth {}{}",
+                100.0 * self.opponent_games,
+                self.opponent_depth,
+                if self.opponent_samples { " (its moves recorded as samples)" } else { "" }
             )
         } else {
             String::new()
@@ -163,6 +195,11 @@ mod tests {
         assert_eq!(c.leaf_teacher_note(), "");
         let c = SelfplayConfig { leaf_teacher: 0.5, ..SelfplayConfig::default() };
         assert_eq!(c.leaf_teacher_note(), "; leaf values mixed with the alpha-beta capture search at 0.5 (scale 600)");
+        assert_eq!(c.opponent_note(), "");
+        let c = SelfplayConfig { opponent_games: 0.25, opponent_depth: 2, ..SelfplayConfig::default() };
+        assert_eq!(c.opponent_note(), "; 25% of games against alpha-beta depth 2 (its moves recorded as samples)");
+        let c = SelfplayConfig { opponent_games: 0.5, opponent_samples: false, ..SelfplayConfig::default() };
+        assert_eq!(c.opponent_note(), "; 50% of games against alpha-beta depth 1");
     }
 
     #[test]
@@ -184,5 +221,9 @@ mod tests {
         );
         let c = SelfplayConfig { leaf_teacher_scale: 0.0, ..SelfplayConfig::default() };
         assert_eq!(c.validate().map_err(|e| e.field), Err("leaf_teacher_scale"));
+        let c = SelfplayConfig { opponent_games: 1.5, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("opponent_games"));
+        let c = SelfplayConfig { opponent_depth: 0, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("opponent_depth"));
     }
 }

@@ -14,6 +14,8 @@
 //!   `mcts::UniformEvaluator`.
 //! - [`SelfplayConfig`]: the `[selfplay]` table (simulations, playout-cap randomisation, games
 //!   in flight, workers, shard size, ply cap, resignation, model polling).
+//! - [`Opponent`]: a fixed player (the alpha-beta engine, in the pipeline) that a share of the
+//!   games is played against (`opponent_games`).
 //! - [`Progress`] / [`Totals`] / [`ShardReport`] / [`Observer`]: live counters for a progress
 //!   display and a report per shard written (one `metrics.jsonl` line in the pipeline).
 //! - [`seed`]: how every random choice derives from the run seed, the process instance and the
@@ -27,12 +29,14 @@
 
 mod config;
 mod model;
+mod opponent;
 mod progress;
 pub mod seed;
 mod worker;
 
 pub use config::{ConfigError, SelfplayConfig};
 pub use model::{FixedModel, Model, ModelSource, SourceError};
+pub use opponent::Opponent;
 pub use progress::{NoObserver, Observer, Progress, ShardReport, Totals};
 
 use encode::Encode;
@@ -58,6 +62,9 @@ pub enum SelfplayError {
     /// The model source failed (a newer checkpoint that cannot be loaded).
     #[error("model source: {0}")]
     Model(SourceError),
+    /// `selfplay.opponent_games` asks for games against an opponent, and none was given.
+    #[error("selfplay.opponent_games = {0} asks for games against a fixed opponent, and this self-play job has none")]
+    NoOpponent(f32),
     /// A worker thread could not be started.
     #[error("starting self-play worker {worker}: {error}")]
     Thread {
@@ -94,6 +101,9 @@ pub struct Selfplay<'a, G: Encode> {
     pub mcts: &'a MctsParams,
     /// The evaluator, and newer models as they appear.
     pub source: &'a dyn ModelSource<G>,
+    /// The fixed opponent of `config.opponent_games`' share of the games; required when that
+    /// share is above 0, unused otherwise.
+    pub opponent: Option<&'a dyn Opponent<G>>,
     /// The directory shards are written into (a run's `shards/`; created if missing).
     pub shard_dir: &'a Path,
     /// The run's seed.
@@ -127,10 +137,14 @@ impl<G: Encode> Selfplay<'_, G> {
     pub fn run(&self) -> Result<Totals, SelfplayError> {
         self.config.validate()?;
         self.mcts.validate()?;
+        if self.config.opponent_games > 0.0 && self.opponent.is_none() {
+            return Err(SelfplayError::NoOpponent(self.config.opponent_games));
+        }
         let shared = Shared {
             config: self.config,
             mcts: self.mcts,
             source: self.source,
+            opponent: if self.config.opponent_games > 0.0 { self.opponent } else { None },
             shard_dir: self.shard_dir,
             max_games: self.max_games,
             stop: self.stop,

@@ -30,6 +30,9 @@ pub struct Progress {
     evaluator_calls: AtomicU64,
     positions_evaluated: AtomicU64,
     shards: AtomicU64,
+    opponent_games: AtomicU64,
+    opponent_net_wins: AtomicU64,
+    opponent_draws: AtomicU64,
 }
 
 /// A snapshot of [`Progress`] (or the counts of one shard, in [`ShardReport`]).
@@ -68,6 +71,13 @@ pub struct Totals {
     pub positions_evaluated: u64,
     /// Shards written.
     pub shards: u64,
+    /// Games played against the fixed opponent (`opponent_games`), counted in the results above
+    /// too.
+    pub opponent_games: u64,
+    /// Of those, games the net won.
+    pub opponent_net_wins: u64,
+    /// Of those, games drawn.
+    pub opponent_draws: u64,
 }
 
 impl Totals {
@@ -108,6 +118,18 @@ impl Totals {
             self.would_resign += 1;
             self.false_resigns += u64::from(game.outcome.winner() != Some(side.opponent()));
         }
+        if let Some(opponent) = game.opponent {
+            self.opponent_games += 1;
+            self.opponent_net_wins += u64::from(game.outcome.winner() == Some(opponent.opponent()));
+            self.opponent_draws += u64::from(game.outcome.winner().is_none());
+        }
+    }
+
+    /// The net's wins, draws and losses against the fixed opponent.
+    #[must_use]
+    pub fn opponent_record(&self) -> (u64, u64, u64) {
+        let (w, d) = (self.opponent_net_wins, self.opponent_draws);
+        (w, d, self.opponent_games.saturating_sub(w + d))
     }
 }
 
@@ -119,6 +141,8 @@ pub(crate) struct GameResult {
     pub would_resign: Option<Side>,
     pub moves: u64,
     pub samples: u64,
+    /// The side the fixed opponent played, in a game against it.
+    pub opponent: Option<Side>,
 }
 
 impl Progress {
@@ -150,6 +174,9 @@ impl Progress {
             evaluator_calls: get(&self.evaluator_calls),
             positions_evaluated: get(&self.positions_evaluated),
             shards: get(&self.shards),
+            opponent_games: get(&self.opponent_games),
+            opponent_net_wins: get(&self.opponent_net_wins),
+            opponent_draws: get(&self.opponent_draws),
         }
     }
 
@@ -176,6 +203,9 @@ impl Progress {
         add(&self.evaluator_calls, t.evaluator_calls);
         add(&self.positions_evaluated, t.positions_evaluated);
         add(&self.shards, t.shards);
+        add(&self.opponent_games, t.opponent_games);
+        add(&self.opponent_net_wins, t.opponent_net_wins);
+        add(&self.opponent_draws, t.opponent_draws);
     }
 }
 

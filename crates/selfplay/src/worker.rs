@@ -21,6 +21,11 @@
 //! plans that many new simulations on top of the kept ones, takes no Dirichlet noise, plays the
 //! Sequential Halving choice and records the improved policy beside the visits.
 //!
+//! Games against a fixed opponent (`opponent_games`, drawn per game with the opponent's colour):
+//! when the opponent is to move, settling asks it for its move at once, records it (as a
+//! one-hot sample with `opponent_samples`) and plays it on the tree, keeping what the tree
+//! holds below it; the net's moves are searched as in any game. The opponent never resigns.
+//!
 //! Resignation: after each search the mover's value is the larger of the root value and the
 //! value of its most visited move; below `resign_threshold` on `resign_plies` consecutive own
 //! moves, the mover resigns, unless the game was drawn (with `no_resign_fraction`) to be played
@@ -33,6 +38,7 @@
 //! long enough to write the finished games, then reported.
 
 use crate::model::ModelSource;
+use crate::opponent::Opponent;
 use crate::progress::{GameResult, Observer, Progress, ShardReport, Totals};
 use crate::seed::game_seed;
 use crate::{SelfplayConfig, SelfplayError};
@@ -52,6 +58,8 @@ pub(crate) struct Shared<'a, G: Game> {
     pub config: &'a SelfplayConfig,
     pub mcts: &'a MctsParams,
     pub source: &'a dyn ModelSource<G>,
+    /// The fixed opponent, when some games are played against one.
+    pub opponent: Option<&'a dyn Opponent<G>>,
     pub shard_dir: &'a Path,
     pub max_games: Option<u64>,
     pub stop: &'a AtomicBool,
@@ -93,6 +101,8 @@ struct Slot<G: Game> {
     full: bool,
     /// Root visits at which the current move is played.
     target: u32,
+    /// The side the fixed opponent plays, in a game against it.
+    opponent_side: Option<Side>,
 }
 
 /// One worker; see the module docs.
@@ -210,6 +220,13 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
                 self.end_game(i, outcome)?;
                 return Ok(false);
             }
+            if self.slots[i].opponent_side == Some(game.side_to_move()) {
+                if let Some(outcome) = self.play_opponent_move(i) {
+                    self.end_game(i, outcome)?;
+                    return Ok(false);
+                }
+                continue;
+            }
             if self.searches[i].root_visit_count() < self.slots[i].target {
                 return Ok(true);
             }
@@ -253,6 +270,29 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         None
     }
 
+    /// Game `i`'s fixed opponent is to move: asks it, records its move (and, with
+    /// `opponent_samples`, a sample of it), plays it and prepares the net's next search. Returns
+    /// an outcome only should the opponent offer no move in a game that is not over (read as
+    /// a draw, as when a search finds no move).
+    fn play_opponent_move(&mut self, i: usize) -> Option<Outcome> {
+        let config = self.shared.config;
+        let opponent = self.shared.opponent?;
+        let (search, slot) = (&mut self.searches[i], &mut self.slots[i]);
+        let Some((mv, value)) = opponent.choose(search.game()) else {
+            return Some(Outcome::Draw(DrawReason::Adjudication));
+        };
+        if config.opponent_samples {
+            slot.recorder.record_sample(search.game(), &[(mv, 1.0)], &[], value);
+            self.unreported.samples += 1;
+        }
+        slot.recorder.record_move(search.game(), mv);
+        search.advance(mv);
+        self.unreported.moves += 1;
+        self.moves_since_shard += 1;
+        begin_move(config, slot, search);
+        None
+    }
+
     /// Records game `i` as finished with `outcome`, writes a shard if the buffer is full, looks
     /// for a newer model, and starts the next game in its place (at the end of the list).
     fn end_game(&mut self, i: usize, outcome: Outcome) -> Result<(), SelfplayError> {
@@ -264,6 +304,7 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
             would_resign: slot.would_resign,
             moves: slot.recorder.ply() as u64,
             samples: slot.recorder.sample_count() as u64,
+            opponent: slot.opponent_side,
         };
         self.shard_totals.add_game(&result);
         self.unreported.add_result(&result);
@@ -302,6 +343,13 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         let mut rng = StdRng::seed_from_u64(seed);
         let resign_enabled = rng.random::<f32>() >= config.no_resign_fraction;
         let mut search = Search::new(G::new(), self.shared.mcts.clone(), rng.random());
+        // Drawn only when an opponent plays, so that games without one draw as they always did.
+        let opponent_side = match self.shared.opponent {
+            Some(_) if rng.random::<f32>() < config.opponent_games => {
+                Some(if rng.random::<bool>() { Side::First } else { Side::Second })
+            }
+            _ => None,
+        };
         let recorder = GameRecorder::new(seed, search.game());
         let mut slot = Slot {
             rng,
@@ -311,6 +359,7 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
             would_resign: None,
             full: true,
             target: config.simulations,
+            opponent_side,
         };
         begin_move(config, &mut slot, &mut search);
         self.searches.push(search);

@@ -7,7 +7,7 @@ use mcts::{EvalError, EvalRequest, Evaluation, Evaluator, FailAfter, MctsParams,
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use selfplay::{
-    FixedModel, Model, ModelSource, NoObserver, Observer, Progress, Selfplay, SelfplayConfig, SelfplayError,
+    FixedModel, Model, ModelSource, NoObserver, Observer, Opponent, Progress, Selfplay, SelfplayConfig, SelfplayError,
     ShardReport, SourceError, Totals,
 };
 use shard::{GameRecord, Shard};
@@ -82,6 +82,7 @@ fn play_with<G: encode::Encode>(
         config,
         mcts,
         source: &source,
+        opponent: None,
         shard_dir: dir,
         seed: 7,
         instance,
@@ -278,6 +279,7 @@ fn stop_flag_writes_finished_games() {
         config: &config,
         mcts: &mcts,
         source: &source,
+        opponent: None,
         shard_dir: &dir,
         seed: 7,
         instance: 0,
@@ -311,6 +313,7 @@ fn config_is_checked_before_play() {
         config: &config,
         mcts: &mcts,
         source: &source,
+        opponent: None,
         shard_dir: &dir,
         seed: 7,
         instance: 0,
@@ -410,6 +413,7 @@ fn newer_model_is_picked_up_between_games() {
         config: &config,
         mcts: &mcts,
         source: &source,
+        opponent: None,
         shard_dir: &dir,
         seed: 7,
         instance: 0,
@@ -454,6 +458,7 @@ fn a_panicking_evaluator_is_an_error_after_the_finished_games_are_written() {
         config: &config,
         mcts: &mcts,
         source: &source,
+        opponent: None,
         shard_dir: &dir,
         seed: 7,
         instance: 0,
@@ -501,6 +506,7 @@ fn play_until_failure(
         config,
         mcts: &mcts,
         source: &source,
+        opponent: None,
         shard_dir: dir,
         seed: 7,
         instance: 0,
@@ -604,4 +610,129 @@ fn a_gumbel_root_records_improved_policies() {
         assert!(shard.games.iter().flat_map(|g| &g.samples).all(|s| s.improved.is_empty()));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An opponent that always plays the first legal move and reads every position at 0.3.
+struct FirstMove;
+
+impl<G: Game> Opponent<G> for FirstMove {
+    fn choose(&self, game: &G) -> Option<(G::Move, f32)> {
+        game.legal_moves().as_ref().first().map(|&mv| (mv, 0.3))
+    }
+}
+
+/// Plays `games` games of `config` against [`FirstMove`] and returns the shards' games.
+fn play_against_first_move(name: &str, config: &SelfplayConfig, games: u64) -> (Totals, Vec<GameRecord>) {
+    let dir = temp_dir(name);
+    let source = FixedModel::new("uniform", UniformEvaluator);
+    let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
+    let selfplay = Selfplay::<xiangqi::Game> {
+        config,
+        mcts: &mcts,
+        source: &source,
+        opponent: Some(&FirstMove),
+        shard_dir: &dir,
+        seed: 7,
+        instance: 3,
+        max_games: Some(games),
+        stop: &stop,
+        progress: &progress,
+        observer: &NoObserver,
+    };
+    let totals = selfplay.run().expect("self-play runs");
+    let records = read_all(&dir).into_iter().flat_map(|(_, s)| s.games).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    (totals, records)
+}
+
+/// The side whose every move in `record` was the first legal move, if one side's were.
+fn first_move_sides(record: &GameRecord) -> Vec<Side> {
+    let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
+    let mut always = [true, true];
+    for text in &record.moves {
+        let mv = game.parse_move(text).expect("a legal move");
+        let first = game.legal_moves().as_ref()[0];
+        always[game.side_to_move().index()] &= mv == first;
+        game.play(mv).expect("legal");
+    }
+    Side::BOTH.into_iter().filter(|s| always[s.index()]).collect()
+}
+
+#[test]
+fn opponent_games_play_the_opponent_and_record_its_moves() {
+    let config = SelfplayConfig { fast_simulations: 0, max_plies: 16, opponent_games: 1.0, ..micro() };
+    let (totals, records) = play_against_first_move("opponent", &config, 6);
+    assert_eq!(records.len(), 6);
+    assert_eq!(totals.samples, totals.moves, "both sides' moves are samples");
+    assert_eq!(totals.opponent_games, 6);
+    let (w, d, l) = totals.opponent_record();
+    assert_eq!(w + d + l, 6);
+    assert_eq!(d, totals.draws, "every game is against the opponent");
+    let mut sides = HashSet::new();
+    for record in &records {
+        let opponent = first_move_sides(record);
+        assert_eq!(opponent.len(), 1, "one side, and only one, plays the first move every time: {:?}", record.moves);
+        sides.insert(opponent[0]);
+        let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
+        let mut at = 0;
+        for sample in &record.samples {
+            while at < sample.ply as usize {
+                game.play(game.parse_move(&record.moves[at]).expect("legal")).expect("legal");
+                at += 1;
+            }
+            if game.side_to_move() == opponent[0] {
+                let first = game.move_to_string(game.legal_moves().as_ref()[0]);
+                assert_eq!(sample.pi, vec![(first, 1.0)], "the opponent's move, all of the target");
+                assert!(sample.improved.is_empty());
+                assert!((sample.root_value - 0.3).abs() < 1e-6, "the opponent's value");
+            } else {
+                assert!(sample.pi.len() > 1 || sample.root_value != 0.3, "the net's own search");
+            }
+        }
+    }
+    assert_eq!(sides.len(), 2, "the opponent plays both colours over six games: {sides:?}");
+
+    // Without its samples: only the net's moves are recorded.
+    let config = SelfplayConfig { opponent_samples: false, ..config };
+    let (totals, records) = play_against_first_move("opponent-quiet", &config, 4);
+    assert!(totals.samples > 0 && totals.samples < totals.moves);
+    for record in &records {
+        let opponent = first_move_sides(record)[0];
+        let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
+        let mut at = 0;
+        for sample in &record.samples {
+            while at < sample.ply as usize {
+                game.play(game.parse_move(&record.moves[at]).expect("legal")).expect("legal");
+                at += 1;
+            }
+            assert_ne!(game.side_to_move(), opponent, "no sample of the opponent's moves");
+        }
+    }
+}
+
+#[test]
+fn opponent_games_without_an_opponent_are_an_error() {
+    let dir = temp_dir("no-opponent");
+    let config = SelfplayConfig { opponent_games: 0.5, ..micro() };
+    let source = FixedModel::new("uniform", UniformEvaluator);
+    let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
+    let selfplay = Selfplay::<xiangqi::Game> {
+        config: &config,
+        mcts: &mcts,
+        source: &source,
+        opponent: None,
+        shard_dir: &dir,
+        seed: 7,
+        instance: 0,
+        max_games: Some(1),
+        stop: &stop,
+        progress: &progress,
+        observer: &NoObserver,
+    };
+    let e = selfplay.run().expect_err("no opponent");
+    assert_eq!(
+        e.to_string(),
+        "selfplay.opponent_games = 0.5 asks for games against a fixed opponent, and this self-play job has none"
+    );
+    assert!(!dir.exists(), "nothing written");
 }
