@@ -262,11 +262,7 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         // The game layer lists no move only when the game is over, which settle checked; a
         // draw is the only safe reading should a rules crate ever break that.
         let Some(mv) = search.choose_move_scheduled() else { return Some(Outcome::Draw(DrawReason::Adjudication)) };
-        slot.recorder.record_move(search.game(), mv);
-        search.advance(mv);
-        self.unreported.moves += 1;
-        self.moves_since_shard += 1;
-        begin_move(config, slot, search);
+        self.play_on(i, mv);
         None
     }
 
@@ -285,12 +281,19 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
             slot.recorder.record_sample(search.game(), &[(mv, 1.0)], &[], value);
             self.unreported.samples += 1;
         }
+        self.play_on(i, mv);
+        None
+    }
+
+    /// Records `mv` in game `i`, plays it on the tree (keeping the subtree below it) and
+    /// prepares the next move's search.
+    fn play_on(&mut self, i: usize, mv: G::Move) {
+        let (search, slot) = (&mut self.searches[i], &mut self.slots[i]);
         slot.recorder.record_move(search.game(), mv);
         search.advance(mv);
         self.unreported.moves += 1;
         self.moves_since_shard += 1;
-        begin_move(config, slot, search);
-        None
+        begin_move(self.shared.config, slot, search);
     }
 
     /// Records game `i` as finished with `outcome`, writes a shard if the buffer is full, looks

@@ -303,26 +303,36 @@ fn stop_flag_writes_finished_games() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn config_is_checked_before_play() {
-    let dir = temp_dir("bad-config");
-    let config = SelfplayConfig { simulations: 0, ..micro() };
+/// `games` xiangqi games of `config` with a uniform net, against `opponent` where it plays,
+/// into `dir`.
+fn play_xiangqi(
+    config: &SelfplayConfig,
+    dir: &Path,
+    opponent: Option<&dyn Opponent<xiangqi::Game>>,
+    games: u64,
+) -> Result<Totals, SelfplayError> {
     let source = FixedModel::new("uniform", UniformEvaluator);
     let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
     let selfplay = Selfplay::<xiangqi::Game> {
-        config: &config,
+        config,
         mcts: &mcts,
         source: &source,
-        opponent: None,
-        shard_dir: &dir,
+        opponent,
+        shard_dir: dir,
         seed: 7,
-        instance: 0,
-        max_games: Some(1),
+        instance: 3,
+        max_games: Some(games),
         stop: &stop,
         progress: &progress,
         observer: &NoObserver,
     };
-    let e = selfplay.run().expect_err("simulations 0");
+    selfplay.run()
+}
+
+#[test]
+fn config_is_checked_before_play() {
+    let dir = temp_dir("bad-config");
+    let e = play_xiangqi(&SelfplayConfig { simulations: 0, ..micro() }, &dir, None, 1).expect_err("simulations 0");
     assert!(e.to_string().contains("selfplay.simulations"), "{e}");
     assert!(!dir.exists(), "nothing written");
 }
@@ -624,22 +634,7 @@ impl<G: Game> Opponent<G> for FirstMove {
 /// Plays `games` games of `config` against [`FirstMove`] and returns the shards' games.
 fn play_against_first_move(name: &str, config: &SelfplayConfig, games: u64) -> (Totals, Vec<GameRecord>) {
     let dir = temp_dir(name);
-    let source = FixedModel::new("uniform", UniformEvaluator);
-    let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
-    let selfplay = Selfplay::<xiangqi::Game> {
-        config,
-        mcts: &mcts,
-        source: &source,
-        opponent: Some(&FirstMove),
-        shard_dir: &dir,
-        seed: 7,
-        instance: 3,
-        max_games: Some(games),
-        stop: &stop,
-        progress: &progress,
-        observer: &NoObserver,
-    };
-    let totals = selfplay.run().expect("self-play runs");
+    let totals = play_xiangqi(config, &dir, Some(&FirstMove), games).expect("self-play runs");
     let records = read_all(&dir).into_iter().flat_map(|(_, s)| s.games).collect();
     let _ = std::fs::remove_dir_all(&dir);
     (totals, records)
@@ -658,6 +653,21 @@ fn first_move_sides(record: &GameRecord) -> Vec<Side> {
     Side::BOTH.into_iter().filter(|s| always[s.index()]).collect()
 }
 
+/// Each sample of `record` with the position it was taken at.
+fn sample_positions(record: &GameRecord) -> Vec<(xiangqi::Game, &shard::Sample)> {
+    let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
+    let mut at = 0;
+    let mut out = Vec::new();
+    for sample in &record.samples {
+        while at < sample.ply as usize {
+            game.play(game.parse_move(&record.moves[at]).expect("legal")).expect("legal");
+            at += 1;
+        }
+        out.push((game.clone(), sample));
+    }
+    out
+}
+
 #[test]
 fn opponent_games_play_the_opponent_and_record_its_moves() {
     let config = SelfplayConfig { fast_simulations: 0, max_plies: 16, opponent_games: 1.0, ..micro() };
@@ -673,13 +683,7 @@ fn opponent_games_play_the_opponent_and_record_its_moves() {
         let opponent = first_move_sides(record);
         assert_eq!(opponent.len(), 1, "one side, and only one, plays the first move every time: {:?}", record.moves);
         sides.insert(opponent[0]);
-        let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
-        let mut at = 0;
-        for sample in &record.samples {
-            while at < sample.ply as usize {
-                game.play(game.parse_move(&record.moves[at]).expect("legal")).expect("legal");
-                at += 1;
-            }
+        for (game, sample) in sample_positions(record) {
             if game.side_to_move() == opponent[0] {
                 let first = game.move_to_string(game.legal_moves().as_ref()[0]);
                 assert_eq!(sample.pi, vec![(first, 1.0)], "the opponent's move, all of the target");
@@ -698,13 +702,7 @@ fn opponent_games_play_the_opponent_and_record_its_moves() {
     assert!(totals.samples > 0 && totals.samples < totals.moves);
     for record in &records {
         let opponent = first_move_sides(record)[0];
-        let mut game = xiangqi::Game::from_fen(&record.start_fen).expect("start fen");
-        let mut at = 0;
-        for sample in &record.samples {
-            while at < sample.ply as usize {
-                game.play(game.parse_move(&record.moves[at]).expect("legal")).expect("legal");
-                at += 1;
-            }
+        for (game, _) in sample_positions(record) {
             assert_ne!(game.side_to_move(), opponent, "no sample of the opponent's moves");
         }
     }
@@ -713,23 +711,7 @@ fn opponent_games_play_the_opponent_and_record_its_moves() {
 #[test]
 fn opponent_games_without_an_opponent_are_an_error() {
     let dir = temp_dir("no-opponent");
-    let config = SelfplayConfig { opponent_games: 0.5, ..micro() };
-    let source = FixedModel::new("uniform", UniformEvaluator);
-    let (stop, progress, mcts) = (AtomicBool::new(false), Progress::new(), params());
-    let selfplay = Selfplay::<xiangqi::Game> {
-        config: &config,
-        mcts: &mcts,
-        source: &source,
-        opponent: None,
-        shard_dir: &dir,
-        seed: 7,
-        instance: 0,
-        max_games: Some(1),
-        stop: &stop,
-        progress: &progress,
-        observer: &NoObserver,
-    };
-    let e = selfplay.run().expect_err("no opponent");
+    let e = play_xiangqi(&SelfplayConfig { opponent_games: 0.5, ..micro() }, &dir, None, 1).expect_err("no opponent");
     assert_eq!(
         e.to_string(),
         "selfplay.opponent_games = 0.5 asks for games against a fixed opponent, and this self-play job has none"
