@@ -82,7 +82,7 @@ fn run_game<G: encode::Encode + alphabeta::SearchGame>(
     let source = CheckpointSource::<G>::start(run, config, follow)?.with_leaf_teacher(&sp);
     let opponent = pipeline::selfplay::EngineOpponent::for_config(&sp);
     eprintln!(
-        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move{}{}, instance {instance}",
+        "selfplay: {} with model {} ({}), {} worker(s) x {} games in flight, {} simulations per move{}{}{}, instance {instance}",
         G::NAME,
         selfplay::ModelSource::current(&source).id,
         match follow {
@@ -93,7 +93,8 @@ fn run_game<G: encode::Encode + alphabeta::SearchGame>(
         sp.games_in_flight,
         sp.simulations,
         sp.leaf_teacher_note(),
-        sp.opponent_note()
+        sp.opponent_note(),
+        sp.opening_note()
     );
     let job = pipeline::selfplay::Job {
         run,

@@ -139,7 +139,7 @@ pub fn run<G: ArenaGame + Encode>(
     };
     reporter.say(&format!(
         "run: {} {} in {}; generations: {total}, each {} self-play games and {} training steps; \
-         self-play with the {} checkpoint{}{}; arena every {} generation(s), gate {}{}",
+         self-play with the {} checkpoint{}{}{}; arena every {} generation(s), gate {}{}",
         G::NAME,
         config.net.architecture(),
         run.root().display(),
@@ -151,6 +151,7 @@ pub fn run<G: ArenaGame + Encode>(
         },
         config.selfplay.leaf_teacher_note(),
         config.selfplay.opponent_note(),
+        config.selfplay.opening_note(),
         schedule.arena_every,
         s.arena.gate().describe(),
         if config.fits_cosine() { "; the cosine learning rate fitted to the run's length" } else { "" },

@@ -70,6 +70,13 @@ pub struct SelfplayConfig {
     /// Whether the opponent's moves are recorded as samples too: its move as the policy
     /// target (all of it), its search's score as the root value. Default true.
     pub opponent_samples: bool,
+    /// Random opening: each game first plays a number of plies drawn uniformly from
+    /// 0..=`opening_plies`, each move drawn uniformly from the legal ones. These moves are in
+    /// the game's record but are not samples. They spread the games over many openings, so
+    /// that a net playing a deterministic opponent (`opponent_games`) from the start position
+    /// cannot learn a few lines that beat it instead of the game. Plies. Default 0 (off: every
+    /// game from the start position), range 0..=40.
+    pub opening_plies: u32,
 }
 
 impl Default for SelfplayConfig {
@@ -91,6 +98,7 @@ impl Default for SelfplayConfig {
             opponent_games: 0.0,
             opponent_depth: 1,
             opponent_samples: true,
+            opening_plies: 0,
         }
     }
 }
@@ -143,6 +151,7 @@ impl SelfplayConfig {
         check("leaf_teacher_scale", self.leaf_teacher_scale.into(), 1.0, false, 100_000.0)?;
         check("opponent_games", self.opponent_games.into(), 0.0, false, 1.0)?;
         check("opponent_depth", self.opponent_depth.into(), 1.0, false, 8.0)?;
+        check("opening_plies", self.opening_plies.into(), 0.0, false, 40.0)?;
         Ok(())
     }
 
@@ -176,6 +185,16 @@ impl SelfplayConfig {
         }
     }
 
+    /// The random opening, for a run's or a job's opening line: empty when off.
+    #[must_use]
+    pub fn opening_note(&self) -> String {
+        if self.opening_plies > 0 {
+            format!("; each game opens with 0 to {} random plies", self.opening_plies)
+        } else {
+            String::new()
+        }
+    }
+
     /// True when playout-cap randomisation is on (some moves get a cheap, unrecorded search).
     #[must_use]
     pub fn playout_cap(&self) -> bool {
@@ -198,6 +217,9 @@ mod tests {
         assert_eq!(c.opponent_note(), "");
         let c = SelfplayConfig { opponent_games: 0.25, opponent_depth: 2, ..SelfplayConfig::default() };
         assert_eq!(c.opponent_note(), "; 25% of games against alpha-beta depth 2 (its moves recorded as samples)");
+        assert_eq!(c.opening_note(), "");
+        let c = SelfplayConfig { opening_plies: 6, ..SelfplayConfig::default() };
+        assert_eq!(c.opening_note(), "; each game opens with 0 to 6 random plies");
         let c = SelfplayConfig { opponent_games: 0.5, opponent_samples: false, ..SelfplayConfig::default() };
         assert_eq!(c.opponent_note(), "; 50% of games against alpha-beta depth 1");
     }
@@ -225,5 +247,7 @@ mod tests {
         assert_eq!(c.validate().map_err(|e| e.field), Err("opponent_games"));
         let c = SelfplayConfig { opponent_depth: 0, ..SelfplayConfig::default() };
         assert_eq!(c.validate().map_err(|e| e.field), Err("opponent_depth"));
+        let c = SelfplayConfig { opening_plies: 41, ..SelfplayConfig::default() };
+        assert_eq!(c.validate().map_err(|e| e.field), Err("opening_plies"));
     }
 }

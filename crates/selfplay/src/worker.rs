@@ -26,6 +26,9 @@
 //! one-hot sample with `opponent_samples`) and plays it on the tree, keeping what the tree
 //! holds below it; the net's moves are searched as in any game. The opponent never resigns.
 //!
+//! With `opening_plies` on, each game starts after a few uniformly random moves (a count drawn
+//! per game), kept in its record but not as samples.
+//!
 //! Resignation: after each search the mover's value is the larger of the root value and the
 //! value of its most visited move; below `resign_threshold` on `resign_plies` consecutive own
 //! moves, the mover resigns, unless the game was drawn (with `no_resign_fraction`) to be played
@@ -345,7 +348,7 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         let config = self.shared.config;
         let mut rng = StdRng::seed_from_u64(seed);
         let resign_enabled = rng.random::<f32>() >= config.no_resign_fraction;
-        let mut search = Search::new(G::new(), self.shared.mcts.clone(), rng.random());
+        let search_seed = rng.random();
         // Drawn only when an opponent plays, so that games without one draw as they always did.
         let opponent_side = match self.shared.opponent {
             Some(_) if rng.random::<f32>() < config.opponent_games => {
@@ -353,6 +356,12 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
             }
             _ => None,
         };
+        // Drawn last, and only when on, for the same reason.
+        let game = random_opening::<G>(config.opening_plies, &mut rng);
+        self.unreported.moves += game.ply() as u64;
+        self.moves_since_shard += game.ply() as u64;
+        let mut search = Search::new(game, self.shared.mcts.clone(), search_seed);
+        // The recorder takes the opening's moves from the game's history.
         let recorder = GameRecorder::new(seed, search.game());
         let mut slot = Slot {
             rng,
@@ -406,6 +415,28 @@ impl<'s, 'a, G: Encode> Worker<'s, 'a, G> {
         self.shared.observer.shard_written(&report);
         Ok(())
     }
+}
+
+/// A new game after its random opening: a ply count drawn uniformly from 0..=`plies`, each
+/// move uniform over the legal ones (fewer should the game end first). No draw at all when
+/// `plies` is 0.
+fn random_opening<G: Game>(plies: u32, rng: &mut StdRng) -> G {
+    let mut game = G::new();
+    if plies == 0 {
+        return game;
+    }
+    for _ in 0..rng.random_range(0..=plies) {
+        if game.outcome().is_some() {
+            break;
+        }
+        let moves = game.legal_moves();
+        let moves = moves.as_ref();
+        if moves.is_empty() {
+            break;
+        }
+        game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+    }
+    game
 }
 
 /// Draws whether the next move of `slot`'s game is searched in full and sets its visit

@@ -718,3 +718,38 @@ fn opponent_games_without_an_opponent_are_an_error() {
     );
     assert!(!dir.exists(), "nothing written");
 }
+
+#[test]
+fn a_random_opening_starts_each_game_after_a_few_random_plies_that_are_not_samples() {
+    let play = |name: &str, opening_plies: u32, games: u64| {
+        let config = SelfplayConfig { fast_simulations: 0, max_plies: 16, opening_plies, ..micro() };
+        let dir = temp_dir(name);
+        let totals = play_xiangqi(&config, &dir, None, games).expect("self-play runs");
+        let records: Vec<GameRecord> = read_all(&dir).into_iter().flat_map(|(_, s)| s.games).collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(records.len() as u64, games);
+        assert_eq!(totals.moves, records.iter().map(|r| r.moves.len() as u64).sum::<u64>(), "opening moves counted");
+        records
+    };
+    let start = xiangqi::Game::new().fen();
+    let mut lengths = HashSet::new();
+    let mut openings = HashSet::new();
+    for record in play("opening", 4, 12) {
+        assert_eq!(record.start_fen, start, "recorded from the start position, opening included");
+        let first = record.samples.first().map_or(record.moves.len(), |s| s.ply as usize);
+        assert!(first <= 4, "at most four opening plies: {first}");
+        for (k, sample) in record.samples.iter().enumerate() {
+            assert_eq!(sample.ply as usize, first + k, "every move after the opening is a sample");
+        }
+        assert_eq!(sample_positions(&record).len(), record.samples.len(), "the record replays");
+        lengths.insert(first);
+        openings.insert(record.moves[..first].to_vec());
+    }
+    assert!(lengths.len() >= 3, "the opening's length is drawn per game: {lengths:?}");
+    assert!(openings.len() >= 6, "and its moves: {openings:?}");
+
+    // Off: every game's first move is a sample.
+    for record in play("no-opening", 0, 4) {
+        assert_eq!(record.samples.first().map(|s| s.ply), Some(0));
+    }
+}
